@@ -1,0 +1,89 @@
+//! What an analysis returns: the verdict, what would run, and why.
+
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
+
+use crate::rules::Rule;
+use crate::span::Span;
+use crate::verdict::Verdict;
+
+/// One reason behind a verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub rule: Rule,
+    pub span: Span,
+    pub message: String,
+}
+
+impl Finding {
+    pub fn verdict(&self) -> Verdict {
+        self.rule.verdict()
+    }
+}
+
+impl Serialize for Finding {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Finding", 4)?;
+        st.serialize_field("rule", self.rule.id())?;
+        st.serialize_field("verdict", &self.verdict())?;
+        st.serialize_field("span", &self.span)?;
+        st.serialize_field("message", &self.message)?;
+        st.end()
+    }
+}
+
+/// A program that would run, as the analyzer resolved it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Invocation {
+    /// The program after quote removal and unwrapping (`"cu"rl` is `curl`,
+    /// `/usr/bin/curl` is `curl`); `None` when the name is dynamic.
+    pub program: Option<String>,
+    /// The arguments as the program would see them; `None` where a word's
+    /// value is only known at run time (a variable, a glob, a substitution).
+    pub args: Vec<Option<String>>,
+    /// Where in the command the invocation is written.
+    pub span: Span,
+    /// Wrappers and embeddings it was found through, outermost first
+    /// (`sudo`, `bash -c`, `find -exec`...).
+    pub via: Vec<String>,
+    /// Its own contribution to the verdict.
+    pub verdict: Verdict,
+}
+
+/// The result of analyzing one command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Analysis {
+    pub verdict: Verdict,
+    pub invocations: Vec<Invocation>,
+    pub findings: Vec<Finding>,
+}
+
+impl Analysis {
+    /// Builds an analysis whose verdict is the worst of its findings:
+    /// one place decides, so a verdict can never disagree with its reasons.
+    pub fn new(invocations: Vec<Invocation>, mut findings: Vec<Finding>) -> Analysis {
+        findings.sort_by(|a, b| {
+            (a.span.start, a.rule, a.span.end).cmp(&(b.span.start, b.rule, b.span.end))
+        });
+        findings.dedup();
+        let verdict = findings
+            .iter()
+            .map(Finding::verdict)
+            .max()
+            .unwrap_or(Verdict::Safe);
+        Analysis {
+            verdict,
+            invocations,
+            findings,
+        }
+    }
+
+    /// Findings that push the verdict above `safe`.
+    pub fn reasons(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.verdict() > Verdict::Safe)
+    }
+
+    pub fn has_rule(&self, rule: Rule) -> bool {
+        self.findings.iter().any(|f| f.rule == rule)
+    }
+}

@@ -1,0 +1,339 @@
+//! The catalog: what each program can do, kept as data.
+//!
+//! `catalog.toml` (compiled in) lists programs by name with a class and,
+//! for local tools, the arguments that void their locality. Wrappers list
+//! their own options so the program they run can be found. A user's config
+//! can add or replace entries with [`Catalog::extend_from_toml`].
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+/// What running a program means for the verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// Provably local, given the escape rules of its entry.
+    Local,
+    /// Reaches the network by purpose.
+    Network,
+    /// Downloads and installs packages.
+    Package,
+    /// A language runtime: can do anything.
+    Interpreter,
+    /// Runs code from the project or its configuration.
+    RunsCode,
+    /// Not known to be local.
+    Unknown,
+    /// A shell: its `-c` string, heredoc or piped input is the script.
+    Shell,
+    /// Runs another program named in its arguments.
+    Wrapper,
+}
+
+/// An argument that changes what a local tool does.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Escape {
+    /// A GNU long option, without the dashes; its unambiguous
+    /// abbreviations and `--opt=value` forms match too.
+    #[serde(default)]
+    pub long: Option<String>,
+    /// A short option letter, matched anywhere in a `-abc` cluster.
+    #[serde(default)]
+    pub short: Option<String>,
+    /// An argument matched exactly (`-exec`, `-fprint`).
+    #[serde(default)]
+    pub word: Option<String>,
+    /// An argument matched by its start (`+` for less's initial commands).
+    #[serde(default)]
+    pub prefix: Option<String>,
+    /// An argument matched anywhere it contains this text.
+    #[serde(default)]
+    pub contains: Option<String>,
+    /// `unknown` (the default) or `network`.
+    #[serde(default)]
+    pub verdict: Option<String>,
+    /// Why the argument matters, for the finding's message.
+    pub why: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    pub class: Class,
+    /// Why the program has this class, for unknown and runs-code entries.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Also matches versioned names: `python3.11`, `pip3`, `gcc-12`.
+    #[serde(default)]
+    pub versioned: bool,
+    /// This name is another program's alias (`gawk` for `awk`).
+    #[serde(default)]
+    pub alias: Option<String>,
+    /// Arguments that void a local tool's locality.
+    #[serde(default)]
+    pub escapes: Vec<Escape>,
+    /// Arguments noted as destructive (BG001) without changing the verdict.
+    #[serde(default)]
+    pub destructive: Vec<String>,
+    /// Classes of subcommands (`git clone`, `pip install`); others keep
+    /// the program's class.
+    #[serde(default)]
+    pub subcommands: BTreeMap<String, Class>,
+    /// Whether `--` ends option scanning for escapes (GNU style).
+    #[serde(default = "yes")]
+    pub end_of_options: bool,
+    /// Script language checked by a dedicated analyzer: `sed` or `awk`.
+    #[serde(default)]
+    pub script: Option<String>,
+    /// Output is decoded data: always (`[]`) or with one of these options.
+    #[serde(default)]
+    pub decoder: Option<Vec<String>>,
+    /// A bash builtin that evaluates variable names, subscripts included.
+    #[serde(default)]
+    pub evaluates_names: bool,
+    /// A shell whose syntax is not bash's.
+    #[serde(default)]
+    pub foreign_syntax: bool,
+
+    // Option syntax, for wrappers and for finding subcommands.
+    /// Options without a value.
+    #[serde(default)]
+    pub flags: Vec<String>,
+    /// Options that take a value (`-u USER`, `--signal=SIG`).
+    #[serde(default)]
+    pub options_with_value: Vec<String>,
+    /// Options whose value is a shell script (`su -c`, `flock -c`).
+    #[serde(default)]
+    pub script_options: Vec<String>,
+    /// Options after which no program runs (`command -v`, `sudo -l`).
+    #[serde(default)]
+    pub no_command_options: Vec<String>,
+    /// Options that start an interactive shell when no program is given
+    /// (`sudo -s`, `su`).
+    #[serde(default)]
+    pub shell_options: Vec<String>,
+    /// `-5` is an option (nice).
+    #[serde(default)]
+    pub numeric_options: bool,
+    /// Operands before the wrapped program (timeout's DURATION).
+    #[serde(default)]
+    pub operands: usize,
+    /// `NAME=VALUE` words before the program are environment assignments.
+    #[serde(default)]
+    pub assignments: bool,
+    /// Nothing to run is fine (`env` alone prints the environment).
+    #[serde(default)]
+    pub command_optional: bool,
+    /// Code handling this wrapper's own semantics (`xargs`, `find`...).
+    #[serde(default)]
+    pub special: Option<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Catalog {
+    /// Directories whose programs count as the tool of that name.
+    #[serde(default)]
+    pub system_dirs: Vec<String>,
+    /// Variables that change which code runs.
+    #[serde(default)]
+    pub dangerous_variables: Vec<String>,
+    /// Prefixes of such variables (`LD_`, `BASH_FUNC_`).
+    #[serde(default)]
+    pub dangerous_variable_prefixes: Vec<String>,
+    #[serde(default)]
+    pub programs: BTreeMap<String, Entry>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    #[error("catalog is not valid TOML or has an unknown key: {0}")]
+    Toml(#[from] toml::de::Error),
+    #[error("catalog entry `{name}`: {problem}")]
+    Entry { name: String, problem: String },
+}
+
+const BUILTIN: &str = include_str!("../catalog.toml");
+
+impl Catalog {
+    /// The catalog compiled into the analyzer.
+    pub fn builtin() -> &'static Catalog {
+        static CATALOG: OnceLock<Catalog> = OnceLock::new();
+        CATALOG.get_or_init(|| {
+            Catalog::from_toml(BUILTIN)
+                .expect("the built-in catalog.toml is valid (checked by tests)")
+        })
+    }
+
+    pub fn from_toml(text: &str) -> Result<Catalog, CatalogError> {
+        let catalog: Catalog = toml::from_str(text)?;
+        catalog.validate()?;
+        Ok(catalog)
+    }
+
+    /// Adds or replaces entries and lists from another catalog text.
+    pub fn extend_from_toml(&mut self, text: &str) -> Result<(), CatalogError> {
+        let more: Catalog = toml::from_str(text)?;
+        self.system_dirs.extend(more.system_dirs);
+        self.dangerous_variables.extend(more.dangerous_variables);
+        self.dangerous_variable_prefixes
+            .extend(more.dangerous_variable_prefixes);
+        self.programs.extend(more.programs);
+        self.validate()
+    }
+
+    fn validate(&self) -> Result<(), CatalogError> {
+        for (name, e) in &self.programs {
+            let bad = |problem: &str| CatalogError::Entry {
+                name: name.clone(),
+                problem: problem.into(),
+            };
+            if let Some(target) = &e.alias {
+                match self.programs.get(target) {
+                    None => {
+                        return Err(bad(&format!(
+                            "alias of `{target}`, which is not in the catalog"
+                        )))
+                    }
+                    Some(t) if t.alias.is_some() => return Err(bad("alias of an alias")),
+                    _ => {}
+                }
+            }
+            for esc in &e.escapes {
+                let forms = [&esc.long, &esc.short, &esc.word, &esc.prefix, &esc.contains];
+                if forms.iter().filter(|f| f.is_some()).count() != 1 {
+                    return Err(bad(
+                        "each escape needs exactly one of long, short, word, prefix, contains",
+                    ));
+                }
+                if !matches!(
+                    esc.verdict.as_deref(),
+                    None | Some("unknown") | Some("network")
+                ) {
+                    return Err(bad("escape verdict must be `unknown` or `network`"));
+                }
+            }
+            if let Some(s) = &e.script {
+                if s != "sed" && s != "awk" {
+                    return Err(bad("script must be `sed` or `awk`"));
+                }
+            }
+            if e.class == Class::Wrapper
+                && e.special.is_none()
+                && e.flags.is_empty()
+                && e.options_with_value.is_empty()
+            {
+                // A wrapper with no options at all is fine (nohup), but say so.
+            }
+        }
+        Ok(())
+    }
+
+    /// Finds a program's entry, following versioned names and aliases.
+    /// Returns the canonical name with it.
+    pub fn lookup<'a>(&'a self, name: &str) -> Option<(&'a str, &'a Entry)> {
+        let (key, entry) = match self.programs.get_key_value(name) {
+            Some(kv) => kv,
+            None => {
+                let base = strip_version(name)?;
+                let (k, e) = self.programs.get_key_value(base)?;
+                if !e.versioned {
+                    return None;
+                }
+                (k, e)
+            }
+        };
+        match &entry.alias {
+            Some(target) => self
+                .programs
+                .get_key_value(target.as_str())
+                .map(|(k, e)| (k.as_str(), e)),
+            None => Some((key.as_str(), entry)),
+        }
+    }
+
+    pub fn is_dangerous_variable(&self, name: &str) -> bool {
+        self.dangerous_variables.iter().any(|v| v == name)
+            || self
+                .dangerous_variable_prefixes
+                .iter()
+                .any(|p| name.starts_with(p.as_str()))
+    }
+
+    /// `/usr/bin/curl` → `curl`; `None` for any other path.
+    pub fn system_program<'n>(&self, path: &'n str) -> Option<&'n str> {
+        let (dir, base) = path.rsplit_once('/')?;
+        let dir = if dir.is_empty() { "/" } else { dir };
+        if base.is_empty() || base == "." || base == ".." {
+            return None;
+        }
+        self.system_dirs.iter().any(|d| d == dir).then_some(base)
+    }
+}
+
+/// `python3.11` → `python`, `pip3` → `pip`, `gcc-12` → `gcc`.
+fn strip_version(name: &str) -> Option<&str> {
+    let base =
+        name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-' || c == '_');
+    (base.len() < name.len() && !base.is_empty()).then_some(base)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_catalog_loads() {
+        let c = Catalog::builtin();
+        assert!(c.programs.len() > 100);
+        assert_eq!(
+            c.lookup("cat").map(|(n, e)| (n, e.class)),
+            Some(("cat", Class::Local))
+        );
+    }
+
+    #[test]
+    fn versions_and_aliases() {
+        let c = Catalog::builtin();
+        assert_eq!(c.lookup("python3.11").map(|(n, _)| n), Some("python"));
+        assert_eq!(c.lookup("python3").map(|(n, _)| n), Some("python"));
+        assert_eq!(c.lookup("gawk").map(|(n, _)| n), Some("awk"));
+        // Only entries marked versioned match a stripped name.
+        assert!(c.lookup("cat2").is_none());
+        assert_eq!(c.lookup("base64").map(|(n, _)| n), Some("base64"));
+    }
+
+    #[test]
+    fn system_paths() {
+        let c = Catalog::builtin();
+        assert_eq!(c.system_program("/usr/bin/curl"), Some("curl"));
+        assert_eq!(c.system_program("/bin/sh"), Some("sh"));
+        assert_eq!(c.system_program("./curl"), None);
+        assert_eq!(c.system_program("bin/grep"), None);
+        assert_eq!(c.system_program("/tmp/cat"), None);
+    }
+
+    #[test]
+    fn bad_entries_are_refused() {
+        let err = Catalog::from_toml("[programs.x]\nclass = \"local\"\nbogus = 1\n").unwrap_err();
+        assert!(err.to_string().contains("bogus"), "{err}");
+        let err =
+            Catalog::from_toml("[programs.x]\nclass = \"local\"\nalias = \"nope\"\n").unwrap_err();
+        assert!(err.to_string().contains("nope"), "{err}");
+    }
+
+    #[test]
+    fn user_extension_replaces_entries() {
+        let mut c = Catalog::builtin().clone();
+        c.extend_from_toml("[programs.mytool]\nclass = \"local\"\n")
+            .unwrap();
+        assert_eq!(c.lookup("mytool").map(|(_, e)| e.class), Some(Class::Local));
+    }
+}

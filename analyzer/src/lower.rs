@@ -1,0 +1,1007 @@
+//! Lowering: tree-sitter-bash's concrete tree becomes our IR.
+//!
+//! Every node kind the analyzer understands is lowered precisely; anything
+//! else is walked generically so that no command hidden inside it is lost
+//! (its statements become commands of a compound, its substitutions become
+//! dynamic parts). ERROR and MISSING nodes are recorded so the verdict can
+//! never be `safe`, but are still walked for evidence of network use.
+
+use tree_sitter::Node;
+
+use crate::ir::{
+    Assignment, Command, Compound, Function, Pipeline, Redirect, RedirectTarget, Simple,
+};
+use crate::span::Span;
+use crate::word::{
+    decode_ansi_c, has_brace_expansion, push_lit, unescape_double_quoted, unquoted_parts, DynKind,
+    Dynamic, Part, Word,
+};
+
+/// The result of lowering one script.
+pub struct Lowered {
+    pub commands: Vec<Command>,
+    /// Spans of ERROR and MISSING nodes.
+    pub errors: Vec<Span>,
+    /// Set when nesting went deeper than the limit; lowering stopped there.
+    pub too_deep: Option<Span>,
+}
+
+pub fn lower(root: Node, src: &str, max_depth: usize) -> Lowered {
+    let mut l = Lowerer {
+        src,
+        max_depth,
+        errors: Vec::new(),
+        too_deep: None,
+    };
+    let commands = l.statements(root, 0);
+    if root.has_error() {
+        collect_errors(root, &mut l.errors);
+    }
+    Lowered {
+        commands,
+        errors: l.errors,
+        too_deep: l.too_deep,
+    }
+}
+
+/// Finds ERROR and MISSING nodes without recursion.
+fn collect_errors(root: Node, out: &mut Vec<Span>) {
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            out.push(span(node));
+            if out.len() >= 8 {
+                return;
+            }
+        }
+        if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
+fn span(n: Node) -> Span {
+    Span::new(n.start_byte(), n.end_byte())
+}
+
+const STATEMENTS: &[&str] = &[
+    "command",
+    "declaration_command",
+    "unset_command",
+    "variable_assignment",
+    "variable_assignments",
+    "pipeline",
+    "redirected_statement",
+    "list",
+    "subshell",
+    "compound_statement",
+    "if_statement",
+    "while_statement",
+    "for_statement",
+    "c_style_for_statement",
+    "case_statement",
+    "function_definition",
+    "test_command",
+    "negated_command",
+];
+
+const WORDS: &[&str] = &[
+    "word",
+    "string",
+    "raw_string",
+    "ansi_c_string",
+    "translated_string",
+    "simple_expansion",
+    "expansion",
+    "command_substitution",
+    "process_substitution",
+    "arithmetic_expansion",
+    "concatenation",
+    "number",
+    "brace_expression",
+];
+
+const REDIRECTS: &[&str] = &["file_redirect", "heredoc_redirect", "herestring_redirect"];
+
+struct Lowerer<'a> {
+    src: &'a str,
+    max_depth: usize,
+    errors: Vec<Span>,
+    too_deep: Option<Span>,
+}
+
+/// A redirect plus what a here-document's line carried after it
+/// (`cat <<EOF | sh`: tree-sitter hangs `| sh` off the heredoc).
+struct LoweredRedirects {
+    redirects: Vec<Redirect>,
+    trailing: Vec<(String, Command)>,
+}
+
+impl<'a> Lowerer<'a> {
+    fn text(&self, n: Node) -> &'a str {
+        self.src.get(n.start_byte()..n.end_byte()).unwrap_or("")
+    }
+
+    fn deep(&mut self, n: Node, depth: usize) -> bool {
+        if depth > self.max_depth {
+            if self.too_deep.is_none() {
+                self.too_deep = Some(span(n));
+            }
+            return true;
+        }
+        false
+    }
+
+    /// The statements among `n`'s children (a program, a substitution body).
+    fn statements(&mut self, n: Node, depth: usize) -> Vec<Command> {
+        let mut c = self.compound(n, "script", depth);
+        if c.words.is_empty() && c.redirects.is_empty() {
+            return c.body;
+        }
+        c.span = span(n);
+        vec![Command::Compound(c)]
+    }
+
+    fn statement(&mut self, n: Node, depth: usize) -> Option<Command> {
+        if self.deep(n, depth) {
+            return None;
+        }
+        let d = depth + 1;
+        Some(match n.kind() {
+            "command" => self.command(n, d),
+            "declaration_command" | "unset_command" => self.declaration(n, d),
+            "variable_assignment" | "variable_assignments" => {
+                let mut assignments = Vec::new();
+                self.assignments_into(n, d, &mut assignments);
+                Command::Simple(Simple {
+                    span: span(n),
+                    assignments,
+                    words: Vec::new(),
+                    redirects: Vec::new(),
+                })
+            }
+            "pipeline" => {
+                let mut stages = Vec::new();
+                let mut cursor = n.walk();
+                for child in n.named_children(&mut cursor) {
+                    if child.kind() == "comment" {
+                        continue;
+                    }
+                    if let Some(cmd) = self.statement_or_generic(child, d) {
+                        push_stage(&mut stages, cmd);
+                    }
+                }
+                Command::Pipeline(Pipeline {
+                    span: span(n),
+                    stages,
+                })
+            }
+            "redirected_statement" => self.redirected(n, d),
+            "function_definition" => self.function(n, d),
+            "list" => Command::Compound(self.compound(n, "list", d)),
+            "subshell" => Command::Compound(self.compound(n, "subshell", d)),
+            "compound_statement" => Command::Compound(self.compound(n, "group", d)),
+            "if_statement" => Command::Compound(self.compound(n, "if", d)),
+            "while_statement" => Command::Compound(self.compound(n, "while", d)),
+            "for_statement" => Command::Compound(self.compound(n, "for", d)),
+            "c_style_for_statement" => Command::Compound(self.compound(n, "for", d)),
+            "case_statement" => Command::Compound(self.compound(n, "case", d)),
+            "test_command" => Command::Compound(self.compound(n, "test", d)),
+            "negated_command" => Command::Compound(self.compound(n, "negation", d)),
+            _ => Command::Compound(self.compound(n, "other", d)),
+        })
+    }
+
+    /// A statement, or a generic compound for any other node.
+    fn statement_or_generic(&mut self, n: Node, depth: usize) -> Option<Command> {
+        if STATEMENTS.contains(&n.kind()) {
+            self.statement(n, depth)
+        } else {
+            if self.deep(n, depth) {
+                return None;
+            }
+            Some(Command::Compound(self.compound(n, "other", depth + 1)))
+        }
+    }
+
+    /// Walks every child: statements into the body, words into `words`,
+    /// redirects into `redirects`, anything else recursively.
+    fn compound(&mut self, n: Node, kind: &'static str, depth: usize) -> Compound {
+        let mut c = Compound {
+            span: span(n),
+            kind,
+            body: Vec::new(),
+            words: Vec::new(),
+            redirects: Vec::new(),
+        };
+        self.compound_into(n, &mut c, depth);
+        c
+    }
+
+    fn compound_into(&mut self, n: Node, c: &mut Compound, depth: usize) {
+        if self.deep(n, depth) {
+            return;
+        }
+        let mut cursor = n.walk();
+        for child in n.named_children(&mut cursor) {
+            let kind = child.kind();
+            if kind == "comment" {
+                continue;
+            }
+            if STATEMENTS.contains(&kind) {
+                if let Some(cmd) = self.statement(child, depth + 1) {
+                    c.body.push(cmd);
+                }
+            } else if WORDS.contains(&kind) {
+                let w = self.word(child, depth + 1);
+                c.words.push(w);
+            } else if REDIRECTS.contains(&kind) {
+                let r = self.redirect(child, depth + 1);
+                c.redirects.extend(r.redirects);
+                c.body.extend(r.trailing.into_iter().map(|(_, cmd)| cmd));
+            } else {
+                self.compound_into(child, c, depth + 1);
+            }
+        }
+    }
+
+    fn command(&mut self, n: Node, depth: usize) -> Command {
+        let mut simple = Simple {
+            span: span(n),
+            assignments: Vec::new(),
+            words: Vec::new(),
+            redirects: Vec::new(),
+        };
+        let mut extra = Vec::new();
+        let mut cursor = n.walk();
+        for child in n.named_children(&mut cursor) {
+            match child.kind() {
+                "variable_assignment" => {
+                    self.assignments_into(child, depth, &mut simple.assignments)
+                }
+                "command_name" => {
+                    // The name's single child is the word itself.
+                    let inner = child.named_child(0).unwrap_or(child);
+                    let w = if inner.id() == child.id() {
+                        self.plain_word(child)
+                    } else {
+                        self.word(inner, depth)
+                    };
+                    simple.words.insert(0, w);
+                }
+                k if REDIRECTS.contains(&k) => {
+                    let r = self.redirect(child, depth);
+                    simple.redirects.extend(r.redirects);
+                    extra.extend(r.trailing.into_iter().map(|(_, c)| c));
+                }
+                k if WORDS.contains(&k) => {
+                    let w = self.word(child, depth);
+                    simple.words.push(w);
+                }
+                "comment" => {}
+                _ => {
+                    if let Some(cmd) = self.statement_or_generic(child, depth) {
+                        extra.push(cmd);
+                    }
+                }
+            }
+        }
+        // The name precedes the arguments even when tree-sitter lists a
+        // prefix assignment first.
+        simple.words.sort_by_key(|w| w.span.start);
+        if extra.is_empty() {
+            Command::Simple(simple)
+        } else {
+            let sp = simple.span;
+            let mut body = vec![Command::Simple(simple)];
+            body.extend(extra);
+            Command::Compound(Compound {
+                span: sp,
+                kind: "command",
+                body,
+                words: vec![],
+                redirects: vec![],
+            })
+        }
+    }
+
+    /// `export`, `declare`, `local`, `readonly`, `typeset`, `unset`.
+    fn declaration(&mut self, n: Node, depth: usize) -> Command {
+        let mut simple = Simple {
+            span: span(n),
+            assignments: Vec::new(),
+            words: Vec::new(),
+            redirects: Vec::new(),
+        };
+        let mut cursor = n.walk();
+        for child in n.children(&mut cursor) {
+            if !child.is_named() {
+                // The keyword itself.
+                if simple.words.is_empty() && child.kind().chars().all(|c| c.is_ascii_lowercase()) {
+                    simple.words.push(self.plain_word(child));
+                }
+                continue;
+            }
+            match child.kind() {
+                "variable_assignment" => {
+                    self.assignments_into(child, depth, &mut simple.assignments)
+                }
+                "variable_name" => simple.words.push(self.plain_word(child)),
+                k if WORDS.contains(&k) => {
+                    let w = self.word(child, depth);
+                    simple.words.push(w);
+                }
+                _ => {
+                    let w = self.opaque_word(child, depth);
+                    simple.words.push(w);
+                }
+            }
+        }
+        Command::Simple(simple)
+    }
+
+    fn assignments_into(&mut self, n: Node, depth: usize, out: &mut Vec<Assignment>) {
+        if n.kind() == "variable_assignments" {
+            let mut cursor = n.walk();
+            for child in n.named_children(&mut cursor) {
+                self.assignments_into(child, depth, out);
+            }
+            return;
+        }
+        let name_node = n.child_by_field_name("name");
+        let mut values = Vec::new();
+        let name = match name_node {
+            Some(nn) if nn.kind() == "subscript" => {
+                // `a[$(cmd)]=v`: the subscript is expanded, so its commands run.
+                let w = self.opaque_word(nn, depth);
+                if !w.parts.is_empty() {
+                    values.push(w);
+                }
+                self.text(nn.child_by_field_name("name").unwrap_or(nn))
+                    .to_string()
+            }
+            Some(nn) => self.text(nn).to_string(),
+            None => String::new(),
+        };
+        if let Some(v) = n.child_by_field_name("value") {
+            if v.kind() == "array" {
+                let mut cursor = v.walk();
+                for el in v.named_children(&mut cursor) {
+                    if el.kind() != "comment" {
+                        values.push(self.word(el, depth + 1));
+                    }
+                }
+            } else {
+                values.push(self.word(v, depth + 1));
+            }
+        } else {
+            // `x=` assigns the empty string.
+            values.push(Word {
+                span: Span::new(n.end_byte(), n.end_byte()),
+                parts: vec![],
+                origin: None,
+            });
+        }
+        out.push(Assignment {
+            span: span(n),
+            name,
+            values,
+        });
+    }
+
+    fn function(&mut self, n: Node, depth: usize) -> Command {
+        let name = n
+            .child_by_field_name("name")
+            .map(|x| self.text(x).to_string())
+            .unwrap_or_default();
+        let body = match n.child_by_field_name("body") {
+            Some(b) => self.statement_or_generic(b, depth),
+            None => None,
+        };
+        let mut redirects = Vec::new();
+        let mut trailing = Vec::new();
+        let mut cursor = n.walk();
+        for child in n.children_by_field_name("redirect", &mut cursor) {
+            let r = self.redirect(child, depth);
+            redirects.extend(r.redirects);
+            trailing.extend(r.trailing);
+        }
+        let mut body = body.unwrap_or_else(|| empty_compound(span(n)));
+        if !redirects.is_empty() || !trailing.is_empty() {
+            let mut c = Compound {
+                span: span(n),
+                kind: "group",
+                body: vec![body],
+                words: vec![],
+                redirects,
+            };
+            c.body.extend(trailing.into_iter().map(|(_, cmd)| cmd));
+            body = Command::Compound(c);
+        }
+        Command::Function(Function {
+            span: span(n),
+            name,
+            body: Box::new(body),
+        })
+    }
+
+    fn redirected(&mut self, n: Node, depth: usize) -> Command {
+        let body = n.child_by_field_name("body");
+        let mut redirects = Vec::new();
+        let mut trailing = Vec::new();
+        let mut extra_words = Vec::new();
+        let mut cursor = n.walk();
+        for child in n.named_children(&mut cursor) {
+            if Some(child.id()) == body.map(|b| b.id()) {
+                continue;
+            }
+            if REDIRECTS.contains(&child.kind()) {
+                let r = self.redirect(child, depth);
+                redirects.extend(r.redirects);
+                trailing.extend(r.trailing);
+            } else if child.kind() != "comment" {
+                // Grammar oddities: keep whatever is there in view.
+                extra_words.push(self.opaque_word(child, depth));
+            }
+        }
+        let mut cmd = match body.and_then(|b| self.statement_or_generic(b, depth)) {
+            Some(Command::Simple(mut s)) if extra_words.is_empty() => {
+                s.redirects.extend(redirects);
+                s.span = span(n);
+                Command::Simple(s)
+            }
+            Some(Command::Compound(mut c)) => {
+                c.redirects.extend(redirects);
+                c.words.extend(extra_words);
+                c.span = span(n);
+                Command::Compound(c)
+            }
+            other => Command::Compound(Compound {
+                span: span(n),
+                kind: "group",
+                body: other.into_iter().collect(),
+                words: extra_words,
+                redirects,
+            }),
+        };
+        for (op, next) in trailing {
+            cmd = match op.as_str() {
+                "|" | "|&" => {
+                    let mut stages = Vec::new();
+                    push_stage(&mut stages, cmd);
+                    push_stage(&mut stages, next);
+                    let sp = stages.iter().fold(span(n), |s, c| s.cover(c.span()));
+                    Command::Pipeline(Pipeline { span: sp, stages })
+                }
+                _ => {
+                    let sp = span(n).cover(next.span());
+                    Command::Compound(Compound {
+                        span: sp,
+                        kind: "list",
+                        body: vec![cmd, next],
+                        words: vec![],
+                        redirects: vec![],
+                    })
+                }
+            };
+        }
+        cmd
+    }
+
+    fn redirect(&mut self, n: Node, depth: usize) -> LoweredRedirects {
+        let mut out = LoweredRedirects {
+            redirects: Vec::new(),
+            trailing: Vec::new(),
+        };
+        if self.deep(n, depth) {
+            return out;
+        }
+        let depth = depth + 1;
+        let fd = n
+            .child_by_field_name("descriptor")
+            .map(|d| self.text(d).to_string());
+        match n.kind() {
+            "file_redirect" => {
+                let mut op = String::new();
+                let mut targets = Vec::new();
+                let mut cursor = n.walk();
+                for child in n.children(&mut cursor) {
+                    if !child.is_named() {
+                        if op.is_empty() {
+                            op = child.kind().to_string();
+                        }
+                        continue;
+                    }
+                    if child.kind() == "file_descriptor" {
+                        continue;
+                    }
+                    if child.is_error() {
+                        // `<>` is not in the grammar: it leaves an ERROR
+                        // where the operator's second half was.
+                        let t = self.text(child);
+                        if !t.is_empty() {
+                            op.push_str(t);
+                        }
+                        continue;
+                    }
+                    targets.push(self.word(child, depth));
+                }
+                for target in targets {
+                    out.redirects.push(Redirect {
+                        span: span(n),
+                        op: op.clone(),
+                        fd: fd.clone(),
+                        target: RedirectTarget::File(target),
+                    });
+                }
+            }
+            "herestring_redirect" => {
+                let mut cursor = n.walk();
+                let target = n
+                    .named_children(&mut cursor)
+                    .find(|c| c.kind() != "file_descriptor")
+                    .map(|c| self.word(c, depth))
+                    .unwrap_or_else(|| Word {
+                        span: span(n),
+                        parts: vec![],
+                        origin: None,
+                    });
+                out.redirects.push(Redirect {
+                    span: span(n),
+                    op: "<<<".into(),
+                    fd,
+                    target: RedirectTarget::Herestring(target),
+                });
+            }
+            "heredoc_redirect" => self.heredoc(n, fd, depth, &mut out),
+            _ => {}
+        }
+        out
+    }
+
+    fn heredoc(&mut self, n: Node, fd: Option<String>, depth: usize, out: &mut LoweredRedirects) {
+        let mut op = String::from("<<");
+        let mut quoted = false;
+        let mut body = Word {
+            span: Span::new(n.end_byte(), n.end_byte()),
+            parts: vec![],
+            origin: None,
+        };
+        let mut pending_op: Option<String> = None;
+        let mut cursor = n.walk();
+        for child in n.children(&mut cursor) {
+            if !child.is_named() {
+                match child.kind() {
+                    "<<" | "<<-" => op = child.kind().to_string(),
+                    k @ ("|" | "|&" | "&&" | "||" | ";" | "&") => pending_op = Some(k.to_string()),
+                    _ => {}
+                }
+                continue;
+            }
+            match child.kind() {
+                "heredoc_start" => {
+                    let t = self.text(child);
+                    quoted = t.contains(['\'', '"', '\\']);
+                }
+                "heredoc_body" => body = self.heredoc_body(child, quoted, depth),
+                "heredoc_end" | "file_descriptor" => {}
+                k if REDIRECTS.contains(&k) => {
+                    let r = self.redirect(child, depth);
+                    out.redirects.extend(r.redirects);
+                    out.trailing.extend(r.trailing);
+                }
+                k if STATEMENTS.contains(&k) => {
+                    // `cat <<EOF | sh`: the `|` is the first token of the
+                    // pipeline node itself.
+                    let leading_pipe = child
+                        .child(0)
+                        .filter(|c| !c.is_named() && matches!(c.kind(), "|" | "|&"))
+                        .map(|c| c.kind().to_string());
+                    if let Some(cmd) = self.statement(child, depth) {
+                        let op = pending_op
+                            .take()
+                            .or(leading_pipe)
+                            .unwrap_or_else(|| ";".into());
+                        out.trailing.push((op, cmd));
+                    }
+                }
+                _ => {
+                    // Arguments tree-sitter attached to the heredoc line.
+                    let w = self.opaque_word(child, depth);
+                    let cmd = Command::Compound(Compound {
+                        span: span(child),
+                        kind: "other",
+                        body: vec![],
+                        words: vec![w],
+                        redirects: vec![],
+                    });
+                    out.trailing.push((";".into(), cmd));
+                }
+            }
+        }
+        out.redirects.insert(
+            0,
+            Redirect {
+                span: span(n),
+                op,
+                fd,
+                target: RedirectTarget::Heredoc { quoted, body },
+            },
+        );
+    }
+
+    /// A here-document body. Quoted delimiter: literal text. Unquoted: like
+    /// a double-quoted string, except that `\"` keeps its backslash.
+    fn heredoc_body(&mut self, n: Node, quoted: bool, depth: usize) -> Word {
+        let sp = span(n);
+        if quoted {
+            return Word {
+                span: sp,
+                parts: vec![Part::Lit {
+                    text: self.text(n).to_string(),
+                    quoted: true,
+                }],
+                origin: Some(sp.start),
+            };
+        }
+        let mut parts = Vec::new();
+        let mut pos = n.start_byte();
+        let mut cursor = n.walk();
+        for child in n.named_children(&mut cursor) {
+            if child.kind() == "heredoc_content" {
+                continue;
+            }
+            if child.start_byte() > pos {
+                let lit = unescape_heredoc(self.src.get(pos..child.start_byte()).unwrap_or(""));
+                push_lit(&mut parts, lit, true);
+            }
+            let w = self.word(child, depth);
+            parts.extend(w.parts);
+            pos = child.end_byte().max(pos);
+        }
+        if n.end_byte() > pos {
+            let lit = unescape_heredoc(self.src.get(pos..n.end_byte()).unwrap_or(""));
+            push_lit(&mut parts, lit, true);
+        }
+        let origin = match parts.as_slice() {
+            [Part::Lit { text, .. }] if text.len() == sp.len() => Some(sp.start),
+            [] => Some(sp.start),
+            _ => None,
+        };
+        Word {
+            span: sp,
+            parts,
+            origin,
+        }
+    }
+
+    /// A word whose text is taken literally (names, keywords).
+    fn plain_word(&self, n: Node) -> Word {
+        let sp = span(n);
+        Word {
+            span: sp,
+            parts: vec![Part::Lit {
+                text: self.text(n).to_string(),
+                quoted: false,
+            }],
+            origin: Some(sp.start),
+        }
+    }
+
+    /// A node we do not lower precisely: a dynamic part carrying every
+    /// command found inside it.
+    fn opaque_word(&mut self, n: Node, depth: usize) -> Word {
+        let commands = self.commands_within(n, depth);
+        Word {
+            span: span(n),
+            parts: vec![Part::Dynamic(Dynamic {
+                kind: DynKind::Parameter,
+                span: span(n),
+                commands,
+            })],
+            origin: None,
+        }
+    }
+
+    /// Every command inside `n` that runs when `n` is expanded: the bodies
+    /// of substitutions and any statements, at any depth.
+    fn commands_within(&mut self, n: Node, depth: usize) -> Vec<Command> {
+        let mut out = Vec::new();
+        self.commands_within_into(n, depth, &mut out);
+        out
+    }
+
+    fn commands_within_into(&mut self, n: Node, depth: usize, out: &mut Vec<Command>) {
+        if self.deep(n, depth) {
+            return;
+        }
+        let mut cursor = n.walk();
+        for child in n.named_children(&mut cursor) {
+            match child.kind() {
+                "command_substitution" | "process_substitution" => {
+                    out.extend(self.substitution_body(child, depth + 1));
+                }
+                k if STATEMENTS.contains(&k) => {
+                    if let Some(c) = self.statement(child, depth + 1) {
+                        out.push(c);
+                    }
+                }
+                _ => self.commands_within_into(child, depth + 1, out),
+            }
+        }
+    }
+
+    /// The commands of `$(...)`, `` `...` `` or `<(...)`. `$(< file)` is a
+    /// redirect-only command.
+    fn substitution_body(&mut self, n: Node, depth: usize) -> Vec<Command> {
+        let mut cmds = self.statements(n, depth);
+        let mut redirects = Vec::new();
+        let mut cursor = n.walk();
+        for r in n.children_by_field_name("redirect", &mut cursor) {
+            let lr = self.redirect(r, depth);
+            redirects.extend(lr.redirects);
+            cmds.extend(lr.trailing.into_iter().map(|(_, c)| c));
+        }
+        // `statements` already turned loose redirects into a compound; keep
+        // field redirects as a redirect-only simple command.
+        if !redirects.is_empty() {
+            cmds.push(Command::Simple(Simple {
+                span: span(n),
+                assignments: vec![],
+                words: vec![],
+                redirects,
+            }));
+        }
+        cmds
+    }
+
+    fn word(&mut self, n: Node, depth: usize) -> Word {
+        let sp = span(n);
+        if self.deep(n, depth) {
+            return Word {
+                span: sp,
+                parts: vec![Part::Dynamic(Dynamic {
+                    kind: DynKind::Parameter,
+                    span: sp,
+                    commands: vec![],
+                })],
+                origin: None,
+            };
+        }
+        let mut parts = Vec::new();
+        self.word_parts(n, depth + 1, &mut parts);
+        if has_brace_expansion(&parts) {
+            // One word becomes several: its value is not a single string.
+            let commands = parts
+                .drain(..)
+                .flat_map(|p| match p {
+                    Part::Dynamic(d) => d.commands,
+                    Part::Lit { .. } => vec![],
+                })
+                .collect();
+            parts.push(Part::Dynamic(Dynamic {
+                kind: DynKind::Brace,
+                span: sp,
+                commands,
+            }));
+        }
+        let origin = self.origin(n, &parts);
+        Word {
+            span: sp,
+            parts,
+            origin,
+        }
+    }
+
+    /// Where the static value starts in the source, when it maps 1:1.
+    fn origin(&self, n: Node, parts: &[Part]) -> Option<usize> {
+        let [Part::Lit { text, .. }] = parts else {
+            return None;
+        };
+        let src = self.text(n);
+        match n.kind() {
+            "word" if src == text => Some(n.start_byte()),
+            "raw_string" if src.len() == text.len() + 2 => Some(n.start_byte() + 1),
+            "string" if src.len() == text.len() + 2 => Some(n.start_byte() + 1),
+            _ => None,
+        }
+    }
+
+    fn word_parts(&mut self, n: Node, depth: usize, out: &mut Vec<Part>) {
+        if self.deep(n, depth) {
+            out.push(Part::Dynamic(Dynamic {
+                kind: DynKind::Parameter,
+                span: span(n),
+                commands: vec![],
+            }));
+            return;
+        }
+        let text = self.text(n);
+        match n.kind() {
+            "word" | "number" if n.named_child_count() == 0 => {
+                unquoted_parts(text, n.start_byte(), out)
+            }
+            "raw_string" => {
+                let inner = text
+                    .strip_prefix('\'')
+                    .and_then(|t| t.strip_suffix('\''))
+                    .unwrap_or(text);
+                push_lit(out, inner.to_string(), true);
+            }
+            "ansi_c_string" => {
+                let inner = text
+                    .strip_prefix("$'")
+                    .and_then(|t| t.strip_suffix('\''))
+                    .unwrap_or(text);
+                match decode_ansi_c(inner) {
+                    Some(v) => push_lit(out, v, true),
+                    None => out.push(Part::Dynamic(Dynamic {
+                        kind: DynKind::Parameter,
+                        span: span(n),
+                        commands: vec![],
+                    })),
+                }
+            }
+            "string" if text.starts_with("$\"") => {
+                let commands = self.commands_within(n, depth);
+                out.push(Part::Dynamic(Dynamic {
+                    kind: DynKind::Translated,
+                    span: span(n),
+                    commands,
+                }));
+            }
+            "string" => self.double_quoted(n, depth, out),
+            "translated_string" => {
+                let commands = self.commands_within(n, depth);
+                out.push(Part::Dynamic(Dynamic {
+                    kind: DynKind::Translated,
+                    span: span(n),
+                    commands,
+                }));
+            }
+            "concatenation" => {
+                let mut cursor = n.walk();
+                let mut pos = n.start_byte();
+                for child in n.children(&mut cursor) {
+                    if child.start_byte() > pos {
+                        // Text between children that tree-sitter left unnamed.
+                        let gap = self.src.get(pos..child.start_byte()).unwrap_or("");
+                        unquoted_parts(gap, pos, out);
+                    }
+                    if child.is_named() {
+                        self.word_parts(child, depth + 1, out);
+                    } else {
+                        unquoted_parts(self.text(child), child.start_byte(), out);
+                    }
+                    pos = child.end_byte().max(pos);
+                }
+                if n.end_byte() > pos {
+                    let gap = self.src.get(pos..n.end_byte()).unwrap_or("");
+                    unquoted_parts(gap, pos, out);
+                }
+            }
+            "command_substitution" => {
+                let commands = self.substitution_body(n, depth);
+                out.push(Part::Dynamic(Dynamic {
+                    kind: DynKind::CommandSubstitution,
+                    span: span(n),
+                    commands,
+                }));
+            }
+            "process_substitution" => {
+                let commands = self.substitution_body(n, depth);
+                out.push(Part::Dynamic(Dynamic {
+                    kind: DynKind::ProcessSubstitution,
+                    span: span(n),
+                    commands,
+                }));
+            }
+            "arithmetic_expansion" => {
+                let commands = self.commands_within(n, depth);
+                out.push(Part::Dynamic(Dynamic {
+                    kind: DynKind::Arithmetic,
+                    span: span(n),
+                    commands,
+                }));
+            }
+            "brace_expression" => {
+                out.push(Part::Dynamic(Dynamic {
+                    kind: DynKind::Brace,
+                    span: span(n),
+                    commands: vec![],
+                }));
+            }
+            "simple_expansion" | "expansion" => {
+                let commands = self.commands_within(n, depth);
+                out.push(Part::Dynamic(Dynamic {
+                    kind: DynKind::Parameter,
+                    span: span(n),
+                    commands,
+                }));
+            }
+            _ => {
+                // ERROR nodes, extglob patterns and anything unforeseen.
+                let commands = self.commands_within(n, depth);
+                out.push(Part::Dynamic(Dynamic {
+                    kind: DynKind::Parameter,
+                    span: span(n),
+                    commands,
+                }));
+            }
+        }
+    }
+
+    fn double_quoted(&mut self, n: Node, depth: usize, out: &mut Vec<Part>) {
+        let start = n.start_byte() + 1;
+        let end = n.end_byte().saturating_sub(1).max(start);
+        let mut pos = start;
+        let mut cursor = n.walk();
+        for child in n.named_children(&mut cursor) {
+            if child.kind() == "string_content" {
+                continue;
+            }
+            if child.start_byte() > pos {
+                let lit =
+                    unescape_double_quoted(self.src.get(pos..child.start_byte()).unwrap_or(""));
+                push_lit(out, lit, true);
+            }
+            self.word_parts(child, depth + 1, out);
+            pos = child.end_byte().max(pos);
+        }
+        if end > pos {
+            let lit = unescape_double_quoted(self.src.get(pos..end).unwrap_or(""));
+            push_lit(out, lit, true);
+        }
+    }
+}
+
+/// Backslash removal in an unquoted here-document body: only `\$`, `` \` ``,
+/// `\\` and line continuations; `\"` stays as written.
+fn unescape_heredoc(src: &str) -> String {
+    let mut out = String::with_capacity(src.len());
+    let mut chars = src.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some('$' | '`' | '\\') => out.push(chars.next().unwrap_or('\\')),
+                Some('\n') => {
+                    chars.next();
+                }
+                _ => out.push('\\'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn push_stage(stages: &mut Vec<Command>, cmd: Command) {
+    match cmd {
+        Command::Pipeline(p) => {
+            for s in p.stages {
+                push_stage(stages, s);
+            }
+        }
+        other => stages.push(other),
+    }
+}
+
+fn empty_compound(sp: Span) -> Command {
+    Command::Compound(Compound {
+        span: sp,
+        kind: "group",
+        body: vec![],
+        words: vec![],
+        redirects: vec![],
+    })
+}

@@ -1,0 +1,69 @@
+//! Arguments as a resolved program sees them.
+
+use crate::span::Span;
+use crate::word::{Value, Word};
+
+/// One argument: its value where known, and where it is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Arg {
+    pub value: Value,
+    pub span: Span,
+    /// Offset of the value's first byte in the analyzed text, when the
+    /// value maps onto it byte for byte.
+    pub origin: Option<usize>,
+}
+
+impl Arg {
+    pub fn from_word(w: &Word) -> Arg {
+        Arg {
+            value: w.value(),
+            span: w.span,
+            origin: w.origin,
+        }
+    }
+
+    pub fn dynamic(span: Span) -> Arg {
+        Arg {
+            value: Value::Dynamic,
+            span,
+            origin: None,
+        }
+    }
+
+    pub fn literal(text: &str, span: Span) -> Arg {
+        Arg {
+            value: Value::Static(text.to_string()),
+            span,
+            origin: None,
+        }
+    }
+
+    /// The value when fully static.
+    pub fn text(&self) -> Option<&str> {
+        match &self.value {
+            Value::Static(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn is_static(&self) -> bool {
+        matches!(self.value, Value::Static(_))
+    }
+
+    /// The value as the program sees it, for the report: `None` if unknown.
+    pub fn shown(&self) -> Option<String> {
+        self.text().map(str::to_string)
+    }
+}
+
+/// `NAME=VALUE` with a valid shell name.
+pub fn is_assignment(s: &str) -> bool {
+    match s.split_once('=') {
+        Some((name, _)) => {
+            !name.is_empty()
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        }
+        None => false,
+    }
+}

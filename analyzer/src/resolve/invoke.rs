@@ -1,0 +1,414 @@
+//! One invocation: from a program name and its arguments to findings.
+//! Wrappers and shells hand their inner programs back to [`Resolver::invoke`].
+
+use crate::analysis::Invocation;
+use crate::catalog::{Class, Entry, Escape};
+use crate::rules::Rule;
+use crate::scripts;
+use crate::verdict::Verdict;
+use crate::word::Value;
+
+use super::args::Arg;
+use super::{Feed, Frame, Output, Resolver};
+
+impl<'c> Resolver<'c> {
+    /// Resolves `args[0]` with arguments `args[1..]`. `wrappers` counts the
+    /// wrappers already unwrapped around it.
+    pub(super) fn invoke(&mut self, args: &[Arg], frame: &Frame, feed: &Feed, wrappers: usize) {
+        let Some(name_arg) = args.first() else { return };
+        let span = args.iter().fold(name_arg.span, |s, a| s.cover(a.span));
+        let shown: Vec<Option<String>> = args[1..].iter().map(Arg::shown).collect();
+        let leaf = |program: Option<String>, verdict: Verdict| Invocation {
+            program,
+            args: shown.clone(),
+            span: frame.map.map(span),
+            via: frame.via.clone(),
+            verdict,
+        };
+        if wrappers > self.limits.max_wrappers {
+            let v = self.add(
+                frame,
+                Rule::LimitExceeded,
+                name_arg.span,
+                format!(
+                    "more than {} wrappers around one program",
+                    self.limits.max_wrappers
+                ),
+            );
+            self.record(leaf(None, v), Output::default());
+            return;
+        }
+        let name = match &name_arg.value {
+            Value::Static(s) => s.clone(),
+            Value::Glob(_) | Value::Dynamic => {
+                let v = self.add(
+                    frame,
+                    Rule::DynamicCommandName,
+                    name_arg.span,
+                    "the program name is only known at run time",
+                );
+                self.record(leaf(None, v), Output::default());
+                return;
+            }
+        };
+        if name.is_empty() {
+            let v = self.add(
+                frame,
+                Rule::UnknownProgram,
+                name_arg.span,
+                "the program name is empty",
+            );
+            self.record(leaf(Some(name), v), Output::default());
+            return;
+        }
+        let program = if name.contains('/') {
+            match self.catalog.system_program(&name) {
+                Some(base) => base.to_string(),
+                None => {
+                    let v = self.add(
+                        frame,
+                        Rule::PathQualified,
+                        name_arg.span,
+                        format!(
+                            "`{name}` runs whatever file is at that path, not a known system tool"
+                        ),
+                    );
+                    self.record(leaf(Some(name), v), Output::default());
+                    return;
+                }
+            }
+        } else {
+            name
+        };
+        let Some((canon, entry)) = self.catalog.lookup(&program) else {
+            let v = self.add(
+                frame,
+                Rule::UnknownProgram,
+                name_arg.span,
+                format!("`{program}` is not in the catalog of known local programs"),
+            );
+            self.record(leaf(Some(program), v), Output::default());
+            return;
+        };
+        let canon = canon.to_string();
+        match entry.class {
+            Class::Wrapper => {
+                let v = self.wrapper(&canon, entry, args, frame, feed, wrappers);
+                self.record(leaf(Some(program), v), Output::default());
+            }
+            Class::Shell => {
+                let v = self.shell(&canon, entry, args, frame, feed);
+                // A shell's output is whatever its script printed.
+                self.record(
+                    leaf(Some(program), v),
+                    Output {
+                        network: v == Verdict::Network,
+                        decoded: false,
+                    },
+                );
+            }
+            _ => {
+                let v = self.classify(&canon, entry, args, frame);
+                let out = Output {
+                    network: v == Verdict::Network,
+                    decoded: is_decoding(entry, &args[1..]),
+                };
+                self.record(leaf(Some(program), v), out);
+            }
+        }
+    }
+
+    /// A program that is not a wrapper or shell: its class, refined by its
+    /// subcommand, plus the escape rules on its arguments.
+    fn classify(&mut self, canon: &str, entry: &Entry, args: &[Arg], frame: &Frame) -> Verdict {
+        let name_span = args[0].span;
+        let rest = &args[1..];
+        let mut verdict = Verdict::Safe;
+        let (class, sub) = match subcommand(entry, rest) {
+            Some((s, c)) => (c, Some(s)),
+            None => (entry.class, None),
+        };
+        let what = match &sub {
+            Some(s) => format!("`{canon} {s}`"),
+            None => format!("`{canon}`"),
+        };
+        let reason = entry
+            .reason
+            .as_deref()
+            .map(|r| format!(": {r}"))
+            .unwrap_or_default();
+        let v = match class {
+            Class::Local => Verdict::Safe,
+            Class::Network if sub.is_some() => self.add(
+                frame,
+                Rule::NetworkSubcommand,
+                name_span,
+                format!("{what} talks to a remote"),
+            ),
+            Class::Network => self.add(
+                frame,
+                Rule::NetworkProgram,
+                name_span,
+                format!("{what} reaches the network"),
+            ),
+            Class::Package => self.add(
+                frame,
+                Rule::PackageInstall,
+                name_span,
+                format!("{what} downloads and installs packages"),
+            ),
+            Class::Interpreter => self.add(
+                frame,
+                Rule::Interpreter,
+                name_span,
+                format!("{what} is a language runtime that can reach the network{reason}"),
+            ),
+            Class::RunsCode => self.add(
+                frame,
+                Rule::RunsProjectCode,
+                name_span,
+                format!("{what} runs code from the project or its configuration{reason}"),
+            ),
+            Class::Unknown | Class::Wrapper | Class::Shell => self.add(
+                frame,
+                Rule::UnknownProgram,
+                name_span,
+                format!("{what} is not known to be local{reason}"),
+            ),
+        };
+        verdict = verdict.max(v);
+        verdict.max(self.check_args(canon, entry, rest, frame))
+    }
+
+    /// Escape options, opaque arguments, scripts and notes for one program.
+    pub(super) fn check_args(
+        &mut self,
+        canon: &str,
+        entry: &Entry,
+        args: &[Arg],
+        frame: &Frame,
+    ) -> Verdict {
+        let mut verdict = Verdict::Safe;
+        let risky = !entry.escapes.is_empty() || entry.script.is_some();
+        let mut options_done = false;
+        let mut opaque_reported = false;
+        for (i, a) in args.iter().enumerate() {
+            match &a.value {
+                Value::Static(s) => {
+                    if entry.end_of_options && !options_done && s == "--" {
+                        options_done = true;
+                        continue;
+                    }
+                    for esc in &entry.escapes {
+                        if escape_matches(esc, s, options_done) {
+                            let network = esc.verdict.as_deref() == Some("network");
+                            let rule = if network {
+                                Rule::NetworkOption
+                            } else {
+                                Rule::EscapeOption
+                            };
+                            verdict = verdict.max(self.add(frame, rule, a.span, esc.why.clone()));
+                        }
+                    }
+                    if entry.destructive.iter().any(|d| d == s) {
+                        self.add(
+                            frame,
+                            Rule::DestructiveLocal,
+                            a.span,
+                            format!("`{canon} {s}` deletes files"),
+                        );
+                    }
+                    if entry.evaluates_names
+                        && names_a_variable(canon, args, i)
+                        && runs_subscript(s)
+                    {
+                        verdict = verdict.max(self.add(
+                            frame,
+                            Rule::SubscriptEvaluation,
+                            a.span,
+                            format!("`{canon}` evaluates the subscript in `{s}`, running the command inside it"),
+                        ));
+                    }
+                }
+                Value::Glob(pattern) => {
+                    if risky && !opaque_reported && glob_can_reach_escape(entry, pattern) {
+                        opaque_reported = true;
+                        verdict = verdict.max(self.add(
+                            frame,
+                            Rule::OpaqueArgument,
+                            a.span,
+                            format!("the glob `{pattern}` could expand to one of `{canon}`'s options that run programs"),
+                        ));
+                    }
+                }
+                Value::Dynamic => {
+                    if risky && !opaque_reported {
+                        opaque_reported = true;
+                        verdict = verdict.max(self.add(
+                            frame,
+                            Rule::OpaqueArgument,
+                            a.span,
+                            format!("this argument is only known at run time, and `{canon}` has options that run programs"),
+                        ));
+                    }
+                    if entry.evaluates_names && names_a_variable(canon, args, i) {
+                        verdict = verdict.max(self.add(
+                            frame,
+                            Rule::SubscriptEvaluation,
+                            a.span,
+                            format!("`{canon}` evaluates a variable name known only at run time; a subscript in it would run"),
+                        ));
+                    }
+                }
+            }
+        }
+        if let Some(lang) = &entry.script {
+            for f in scripts::check(lang, args) {
+                verdict = verdict.max(self.add(frame, f.rule, f.span, f.message));
+            }
+        }
+        verdict
+    }
+}
+
+/// The subcommand and its class, when the entry lists subcommands and the
+/// first operand is one of them.
+fn subcommand(entry: &Entry, rest: &[Arg]) -> Option<(String, Class)> {
+    if entry.subcommands.is_empty() {
+        return None;
+    }
+    let mut i = 0;
+    while i < rest.len() {
+        let s = rest[i].text()?;
+        if s == "--" {
+            return None;
+        }
+        if s.starts_with('-') {
+            let takes_value = !s.contains('=') && entry.options_with_value.iter().any(|o| o == s);
+            i += if takes_value { 2 } else { 1 };
+            continue;
+        }
+        return entry.subcommands.get(s).map(|c| (s.to_string(), *c));
+    }
+    None
+}
+
+fn escape_matches(esc: &Escape, arg: &str, options_done: bool) -> bool {
+    if let Some(needle) = &esc.contains {
+        return arg.contains(needle.as_str());
+    }
+    if options_done {
+        return false;
+    }
+    if let Some(long) = &esc.long {
+        if let Some(body) = arg.strip_prefix("--") {
+            let name = body.split('=').next().unwrap_or("");
+            // GNU getopt accepts any unambiguous abbreviation; treating every
+            // prefix as a match can only over-report.
+            return !name.is_empty() && long.starts_with(name);
+        }
+        return false;
+    }
+    if let Some(short) = &esc.short {
+        return arg.starts_with('-') && !arg.starts_with("--") && arg[1..].contains(short.as_str());
+    }
+    if let Some(word) = &esc.word {
+        return arg == word;
+    }
+    if let Some(prefix) = &esc.prefix {
+        return arg.starts_with(prefix.as_str());
+    }
+    false
+}
+
+/// Whether a glob pattern (globs written as `*`) could expand to an argument
+/// one of the entry's escapes would match.
+fn glob_can_reach_escape(entry: &Entry, pattern: &str) -> bool {
+    if entry.script.is_some() {
+        // A glob can become the script or `-e` and `-f` options.
+        return true;
+    }
+    entry.escapes.iter().any(|esc| {
+        if let Some(w) = &esc.word {
+            return glob_match(pattern, w);
+        }
+        if esc.contains.is_some() {
+            return true;
+        }
+        // Options: any expansion that can start with `-` (or the prefix).
+        let start = esc.prefix.as_deref().unwrap_or("-");
+        pattern.starts_with('*') || pattern.starts_with(start)
+    })
+}
+
+/// `*`-only glob matching, iterative.
+fn glob_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if pi < p.len() && p[pi] == t[ti] {
+            pi += 1;
+            ti += 1;
+        } else if let Some((sp, st)) = star {
+            pi = sp + 1;
+            ti = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+/// For builtins that take variable names: is `args[i]` one of them?
+/// `test`/`[` and `printf` take a name only after `-v`.
+fn names_a_variable(canon: &str, args: &[Arg], i: usize) -> bool {
+    match canon {
+        "test" | "[" | "printf" => i > 0 && args[i - 1].text() == Some("-v"),
+        _ => true,
+    }
+}
+
+/// A name whose subscript holds a command substitution.
+fn runs_subscript(s: &str) -> bool {
+    s.contains('[') && (s.contains("$(") || s.contains('`'))
+}
+
+/// Whether the program decodes or transforms its input (base64 -d...).
+fn is_decoding(entry: &Entry, rest: &[Arg]) -> bool {
+    let Some(opts) = &entry.decoder else {
+        return false;
+    };
+    if opts.is_empty() {
+        return true;
+    }
+    rest.iter().filter_map(Arg::text).any(|a| {
+        opts.iter().any(|o| {
+            a == o
+                || (o.len() == 2
+                    && o.starts_with('-')
+                    && a.starts_with('-')
+                    && !a.starts_with("--")
+                    && a[1..].contains(&o[1..]))
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("*", "-exec"));
+        assert!(glob_match("-e*", "-exec"));
+        assert!(!glob_match("*.py", "-exec"));
+        assert!(glob_match("-exe*", "-exec"));
+        assert!(!glob_match("src*", "-exec"));
+    }
+}

@@ -1,0 +1,436 @@
+//! Resolution: walks the IR, turns every simple command into an
+//! invocation (unwrapping wrappers, parsing embedded scripts), and records
+//! findings. The verdict is derived from the findings afterwards.
+
+pub mod args;
+mod invoke;
+mod options;
+mod shells;
+mod wrappers;
+
+use crate::analysis::{Finding, Invocation};
+use crate::catalog::Catalog;
+use crate::ir::{Command, Redirect, RedirectTarget, Simple};
+use crate::limits::Limits;
+use crate::lower::lower;
+use crate::parse::{parse, Parsed};
+use crate::rules::Rule;
+use crate::span::Span;
+use crate::verdict::Verdict;
+use crate::word::{DynKind, Part, Value, Word};
+
+use args::Arg;
+
+/// Maps spans of the text being walked back onto the original command.
+#[derive(Debug, Clone, Copy)]
+pub enum SpanMap {
+    /// The text starts at this offset of the original, byte for byte.
+    Offset(usize),
+    /// The text was derived (unescaped, joined): everything in it points
+    /// at this span of the original.
+    Fixed(Span),
+}
+
+impl SpanMap {
+    pub fn map(self, s: Span) -> Span {
+        match self {
+            SpanMap::Offset(o) => Span::new(s.start + o, s.end + o),
+            SpanMap::Fixed(f) => f,
+        }
+    }
+
+    /// The map for a script embedded in this text at `origin`, or derived
+    /// from the text at `fallback`.
+    pub fn embed(self, origin: Option<usize>, fallback: Span) -> SpanMap {
+        match (self, origin) {
+            (SpanMap::Offset(o), Some(at)) => SpanMap::Offset(o + at),
+            _ => SpanMap::Fixed(self.map(fallback)),
+        }
+    }
+}
+
+/// Where a walk is: how deep in embedded scripts, how to map spans, and
+/// what it was reached through.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    pub embed_depth: usize,
+    pub map: SpanMap,
+    pub via: Vec<String>,
+}
+
+impl Frame {
+    pub fn with_via(&self, label: impl Into<String>) -> Frame {
+        let mut f = self.clone();
+        f.via.push(label.into());
+        f
+    }
+}
+
+/// What a command reads on its standard input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Feed {
+    /// Whatever the shell running the command was given.
+    Inherited,
+    /// The output of an earlier pipeline stage.
+    Pipe { network: bool, decoded: bool },
+    /// A here-document or here-string: its text when static.
+    Doc {
+        text: Option<String>,
+        origin: Option<usize>,
+        span: Span,
+    },
+    /// A file (`< file`).
+    File,
+}
+
+/// What a program writes on its standard output, for the next stage.
+#[derive(Debug, Clone, Copy, Default)]
+struct Output {
+    network: bool,
+    decoded: bool,
+}
+
+pub struct Resolver<'c> {
+    catalog: &'c Catalog,
+    limits: &'c Limits,
+    pub findings: Vec<Finding>,
+    pub invocations: Vec<Invocation>,
+    outputs: Vec<Output>,
+}
+
+impl<'c> Resolver<'c> {
+    pub fn new(catalog: &'c Catalog, limits: &'c Limits) -> Resolver<'c> {
+        Resolver {
+            catalog,
+            limits,
+            findings: Vec::new(),
+            invocations: Vec::new(),
+            outputs: Vec::new(),
+        }
+    }
+
+    /// Records a finding at a span of the text `frame` is walking.
+    fn add(
+        &mut self,
+        frame: &Frame,
+        rule: Rule,
+        span: Span,
+        message: impl Into<String>,
+    ) -> Verdict {
+        let mut message = message.into();
+        if !frame.via.is_empty() {
+            message = format!("{message} (inside {})", frame.via.join(" → "));
+        }
+        self.findings.push(Finding {
+            rule,
+            span: frame.map.map(span),
+            message,
+        });
+        rule.verdict()
+    }
+
+    /// Parses and walks a script: the top-level command or an embedded one.
+    /// Returns whether anything at all was in it.
+    pub fn script(&mut self, text: &str, frame: &Frame, feed: &Feed) -> bool {
+        let whole = Span::new(0, text.len());
+        if text.len() > self.limits.max_bytes {
+            self.add(
+                frame,
+                Rule::LimitExceeded,
+                whole,
+                format!(
+                    "the script is {} bytes; the limit is {}",
+                    text.len(),
+                    self.limits.max_bytes
+                ),
+            );
+            return true;
+        }
+        let tree = match parse(text, self.limits) {
+            Parsed::Tree(t) => t,
+            Parsed::TimedOut => {
+                self.add(
+                    frame,
+                    Rule::LimitExceeded,
+                    whole,
+                    format!(
+                        "parsing took longer than {} ms",
+                        self.limits.parse_timeout.as_millis()
+                    ),
+                );
+                return true;
+            }
+            Parsed::Failed => {
+                self.add(
+                    frame,
+                    Rule::ParseError,
+                    whole,
+                    "the parser could not produce a tree",
+                );
+                return true;
+            }
+        };
+        let root = tree.root_node();
+        let nodes = root.descendant_count();
+        if nodes > self.limits.max_nodes {
+            self.add(
+                frame,
+                Rule::LimitExceeded,
+                whole,
+                format!(
+                    "the syntax tree has {nodes} nodes; the limit is {}",
+                    self.limits.max_nodes
+                ),
+            );
+            return true;
+        }
+        let lowered = lower(root, text, self.limits.max_depth);
+        for err in lowered.errors.iter().take(3) {
+            let snippet: String = text
+                .get(err.start..err.end)
+                .unwrap_or("")
+                .chars()
+                .take(40)
+                .collect();
+            let msg = if snippet.is_empty() {
+                "bash syntax is incomplete here (a missing token)".to_string()
+            } else {
+                format!(
+                    "bash syntax not understood near `{}`",
+                    snippet.replace('\n', "⏎")
+                )
+            };
+            self.add(frame, Rule::ParseError, *err, msg);
+        }
+        if let Some(sp) = lowered.too_deep {
+            self.add(
+                frame,
+                Rule::LimitExceeded,
+                sp,
+                format!(
+                    "constructs nest deeper than {} levels",
+                    self.limits.max_depth
+                ),
+            );
+        }
+        let any = !lowered.commands.is_empty() || !lowered.errors.is_empty();
+        self.commands(&lowered.commands, frame, feed);
+        any
+    }
+
+    fn commands(&mut self, cmds: &[Command], frame: &Frame, feed: &Feed) {
+        for c in cmds {
+            self.command(c, frame, feed);
+        }
+    }
+
+    fn command(&mut self, cmd: &Command, frame: &Frame, feed: &Feed) {
+        if self.invocations.len() >= self.limits.max_invocations {
+            if !self.findings.iter().any(|f| f.rule == Rule::LimitExceeded) {
+                self.add(
+                    frame,
+                    Rule::LimitExceeded,
+                    cmd.span(),
+                    format!(
+                        "more than {} programs would run",
+                        self.limits.max_invocations
+                    ),
+                );
+            }
+            return;
+        }
+        match cmd {
+            Command::Simple(s) => self.simple(s, frame, feed),
+            Command::Pipeline(p) => {
+                let mut stage_feed = feed.clone();
+                for stage in &p.stages {
+                    let first = self.invocations.len();
+                    self.command(stage, frame, &stage_feed);
+                    let mut out = Output::default();
+                    if let Feed::Pipe { network, decoded } = stage_feed {
+                        // Data that passes through a filter keeps its origin:
+                        // `curl x | grep y | sh` still runs what curl fetched.
+                        out.network |= network;
+                        out.decoded |= decoded;
+                    }
+                    for o in &self.outputs[first..] {
+                        out.network |= o.network;
+                        out.decoded |= o.decoded;
+                    }
+                    stage_feed = Feed::Pipe {
+                        network: out.network,
+                        decoded: out.decoded,
+                    };
+                }
+            }
+            Command::Compound(c) => {
+                for w in &c.words {
+                    self.word(w, frame);
+                }
+                for r in &c.redirects {
+                    self.redirect(r, frame);
+                }
+                let inner = stdin_of(&c.redirects).unwrap_or_else(|| feed.clone());
+                self.commands(&c.body, frame, &inner);
+            }
+            Command::Function(f) => {
+                // The body runs whenever the function is called, with
+                // whatever input the caller gives it.
+                self.command(
+                    &f.body,
+                    &frame.with_via(format!("function {}", f.name)),
+                    &Feed::Inherited,
+                );
+            }
+        }
+    }
+
+    fn simple(&mut self, s: &Simple, frame: &Frame, feed: &Feed) {
+        for a in &s.assignments {
+            for v in &a.values {
+                self.word(v, frame);
+            }
+            if self.catalog.is_dangerous_variable(&a.name) {
+                self.add(
+                    frame,
+                    Rule::DangerousAssignment,
+                    a.span,
+                    format!("sets {}, which changes which code runs", a.name),
+                );
+            }
+        }
+        for w in &s.words {
+            self.word(w, frame);
+        }
+        for r in &s.redirects {
+            self.redirect(r, frame);
+        }
+        if s.words.is_empty() {
+            return;
+        }
+        let feed = stdin_of(&s.redirects).unwrap_or_else(|| feed.clone());
+        let args: Vec<Arg> = s.words.iter().map(Arg::from_word).collect();
+        self.invoke(&args, frame, &feed, 0);
+    }
+
+    /// Walks the commands that run while a word is expanded.
+    fn word(&mut self, w: &Word, frame: &Frame) {
+        for part in &w.parts {
+            if let Part::Dynamic(d) = part {
+                if !d.commands.is_empty() {
+                    // A substitution's commands read the shell's own input.
+                    self.commands(&d.commands, frame, &Feed::Inherited);
+                }
+            }
+        }
+    }
+
+    fn redirect(&mut self, r: &Redirect, frame: &Frame) {
+        match &r.target {
+            RedirectTarget::File(w) => {
+                self.word(w, frame);
+                let is_procsub = matches!(w.parts.as_slice(),
+                    [Part::Dynamic(d)] if d.kind == DynKind::ProcessSubstitution);
+                match w.value() {
+                    Value::Static(path) => {
+                        if is_dev_net(&path) {
+                            self.add(
+                                frame,
+                                Rule::DevTcpRedirect,
+                                r.span,
+                                format!("`{}` {path} opens a network socket", r.op),
+                            );
+                        }
+                    }
+                    _ if is_procsub => {}
+                    _ => {
+                        if could_be_dev_net(&w.static_prefix()) {
+                            self.add(
+                                frame,
+                                Rule::DynamicRedirect,
+                                r.span,
+                                "this redirect's target is only known at run time and could be /dev/tcp/...",
+                            );
+                        }
+                    }
+                }
+            }
+            RedirectTarget::Heredoc { body, .. } => self.word(body, frame),
+            RedirectTarget::Herestring(w) => self.word(w, frame),
+        }
+    }
+
+    fn record(&mut self, inv: Invocation, out: Output) {
+        self.invocations.push(inv);
+        self.outputs.push(out);
+    }
+}
+
+/// The stdin a command's own redirects give it; the last one wins.
+fn stdin_of(redirects: &[Redirect]) -> Option<Feed> {
+    let r = redirects.iter().rev().find(|r| r.feeds_stdin())?;
+    Some(match &r.target {
+        RedirectTarget::Heredoc { body, .. } => Feed::Doc {
+            text: body.static_value(),
+            origin: body.origin,
+            span: body.span,
+        },
+        RedirectTarget::Herestring(w) => Feed::Doc {
+            // bash appends a newline to a here-string.
+            text: w.static_value().map(|t| t + "\n"),
+            origin: w.origin,
+            span: w.span,
+        },
+        RedirectTarget::File(_) => Feed::File,
+    })
+}
+
+/// A path bash turns into a socket. Collapses `//` and `/./` first, which
+/// over-approximates bash's plain string comparison.
+pub fn is_dev_net(path: &str) -> bool {
+    let norm = normalize(path);
+    norm.starts_with("/dev/tcp/") || norm.starts_with("/dev/udp/")
+}
+
+/// Whether a path whose known beginning is `prefix` could end up under
+/// /dev/tcp or /dev/udp.
+fn could_be_dev_net(prefix: &str) -> bool {
+    let norm = normalize(prefix);
+    if norm != prefix {
+        return true;
+    }
+    ["/dev/tcp/", "/dev/udp/"]
+        .iter()
+        .any(|d| d.starts_with(norm.as_str()) || norm.starts_with(d))
+}
+
+fn normalize(path: &str) -> String {
+    let mut s = path.to_string();
+    loop {
+        let next = s.replace("//", "/").replace("/./", "/");
+        if next == s {
+            return s;
+        }
+        s = next;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dev_net_paths() {
+        assert!(is_dev_net("/dev/tcp/10.0.0.1/4242"));
+        assert!(is_dev_net("/dev/udp/h/53"));
+        assert!(is_dev_net("//dev//tcp/h/1"));
+        assert!(is_dev_net("/dev/./tcp/h/1"));
+        assert!(!is_dev_net("/dev/null"));
+        assert!(!is_dev_net("dev/tcp/h/1"));
+        assert!(could_be_dev_net(""));
+        assert!(could_be_dev_net("/de"));
+        assert!(could_be_dev_net("/dev/tcp/host/"));
+        assert!(!could_be_dev_net("/tmp/"));
+        assert!(!could_be_dev_net("out/"));
+    }
+}

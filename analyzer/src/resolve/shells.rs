@@ -1,0 +1,281 @@
+//! Shells and embedded scripts: `bash -c STRING`, a heredoc or herestring
+//! fed to a shell, `eval`, `trap`, `su -c`... are parsed and walked as
+//! scripts of their own, to a bounded depth.
+
+use crate::catalog::Entry;
+use crate::rules::Rule;
+use crate::span::Span;
+use crate::verdict::Verdict;
+use crate::word::Value;
+
+use super::args::Arg;
+use super::{Feed, Frame, Resolver};
+
+/// Long options of bash and its kin that take no value.
+const LONG_FLAGS: &[&str] = &[
+    "--norc",
+    "--noprofile",
+    "--posix",
+    "--login",
+    "--noediting",
+    "--verbose",
+    "--version",
+    "--help",
+    "--restricted",
+    "--debugger",
+    "--dump-strings",
+    "--dump-po-strings",
+    "--pretty-print",
+    "--protected",
+    "--wordexp",
+];
+
+impl<'c> Resolver<'c> {
+    /// A shell invocation: `-c STRING`, a script file, or commands on stdin.
+    pub(super) fn shell(
+        &mut self,
+        canon: &str,
+        entry: &Entry,
+        args: &[Arg],
+        frame: &Frame,
+        feed: &Feed,
+    ) -> Verdict {
+        let name_span = args[0].span;
+        let mut command_mode = false;
+        let mut stdin_mode = false;
+        let mut verdict = Verdict::Safe;
+        let mut i = 1;
+        while i < args.len() {
+            let a = &args[i];
+            let Some(s) = a.text() else {
+                return self.add(
+                    frame,
+                    Rule::DynamicScript,
+                    a.span,
+                    format!("`{canon}` gets arguments only known at run time"),
+                );
+            };
+            if s == "--" || s == "-" {
+                i += 1;
+                break;
+            }
+            if s.starts_with("--") {
+                let name = s.split('=').next().unwrap_or(s);
+                if name == "--rcfile" || name == "--init-file" {
+                    verdict = verdict.max(self.add(
+                        frame,
+                        Rule::CodeFromFile,
+                        a.span,
+                        format!("`{canon} {name}` runs a startup file"),
+                    ));
+                    i += if s.contains('=') { 1 } else { 2 };
+                    continue;
+                }
+                if !LONG_FLAGS.contains(&name) {
+                    return verdict.max(self.add(
+                        frame,
+                        Rule::WrapperOperand,
+                        a.span,
+                        format!("unknown `{canon}` option `{name}`"),
+                    ));
+                }
+                i += 1;
+                continue;
+            }
+            if (s.starts_with('-') || s.starts_with('+')) && s.len() > 1 {
+                let mut consume = 0;
+                for c in s[1..].chars() {
+                    match c {
+                        'c' => command_mode = true,
+                        's' => stdin_mode = true,
+                        'o' | 'O' => consume += 1,
+                        c if c.is_ascii_alphabetic() => {}
+                        _ => {
+                            return verdict.max(self.add(
+                                frame,
+                                Rule::WrapperOperand,
+                                a.span,
+                                format!("unknown `{canon}` option `{s}`"),
+                            ));
+                        }
+                    }
+                }
+                i += 1 + consume;
+                continue;
+            }
+            break;
+        }
+        let operands = args.get(i..).unwrap_or(&[]);
+        let foreign = entry.foreign_syntax;
+        if command_mode {
+            let Some(script) = operands.first() else {
+                return verdict.max(self.add(
+                    frame,
+                    Rule::DynamicScript,
+                    name_span,
+                    format!("`{canon} -c` has no script"),
+                ));
+            };
+            return verdict.max(self.shell_string(
+                script,
+                frame,
+                feed,
+                &format!("{canon} -c"),
+                foreign,
+            ));
+        }
+        if !stdin_mode {
+            if let Some(file) = operands.first() {
+                let shown = file.text().unwrap_or("a file");
+                return verdict.max(self.add(
+                    frame,
+                    Rule::ScriptFile,
+                    file.span,
+                    format!("`{canon}` runs the script `{shown}`"),
+                ));
+            }
+        }
+        verdict.max(self.stdin_script(canon, name_span, frame, feed, foreign))
+    }
+
+    /// A script given as one argument (`-c STRING`, `su -c`, `flock -c`).
+    pub(super) fn shell_string(
+        &mut self,
+        script: &Arg,
+        frame: &Frame,
+        feed: &Feed,
+        label: &str,
+        foreign: bool,
+    ) -> Verdict {
+        match &script.value {
+            Value::Static(text) => {
+                let text = text.clone();
+                self.embed(&text, script.origin, script.span, frame, feed, label);
+                if foreign {
+                    return self.foreign(frame, script.span, label);
+                }
+                Verdict::Safe
+            }
+            _ => self.add(
+                frame,
+                Rule::DynamicScript,
+                script.span,
+                format!("`{label}` runs a script only known at run time"),
+            ),
+        }
+    }
+
+    /// A shell reading its commands from standard input.
+    fn stdin_script(
+        &mut self,
+        canon: &str,
+        name_span: Span,
+        frame: &Frame,
+        feed: &Feed,
+        foreign: bool,
+    ) -> Verdict {
+        match feed {
+            Feed::Doc {
+                text: Some(text),
+                origin,
+                span,
+            } => {
+                let text = text.clone();
+                self.embed(
+                    &text,
+                    *origin,
+                    *span,
+                    frame,
+                    &Feed::Inherited,
+                    &format!("{canon} stdin"),
+                );
+                if foreign {
+                    return self.foreign(frame, *span, canon);
+                }
+                Verdict::Safe
+            }
+            Feed::Doc {
+                text: None, span, ..
+            } => self.add(
+                frame,
+                Rule::DynamicScript,
+                *span,
+                format!("`{canon}` reads a here-document whose text is only known at run time"),
+            ),
+            Feed::Pipe { network: true, .. } => self.add(
+                frame,
+                Rule::RemoteCodePipe,
+                name_span,
+                format!("`{canon}` runs commands piped from a program that reaches the network"),
+            ),
+            Feed::Pipe { decoded: true, .. } => self.add(
+                frame,
+                Rule::DecodedCodePipe,
+                name_span,
+                format!("`{canon}` runs decoded data as commands"),
+            ),
+            Feed::Pipe { .. } => self.add(
+                frame,
+                Rule::ShellReadsStdin,
+                name_span,
+                format!("`{canon}` runs commands piped into it, which are not in the command text"),
+            ),
+            Feed::File => self.add(
+                frame,
+                Rule::ScriptFile,
+                name_span,
+                format!("`{canon}` runs the commands in the file redirected into it"),
+            ),
+            Feed::Inherited => self.add(
+                frame,
+                Rule::ShellReadsStdin,
+                name_span,
+                format!("`{canon}` reads commands from its inherited input"),
+            ),
+        }
+    }
+
+    fn foreign(&mut self, frame: &Frame, span: Span, label: &str) -> Verdict {
+        self.add(
+            frame,
+            Rule::ForeignShellSyntax,
+            span,
+            format!("`{label}` script is not bash; checked with bash's grammar, it cannot be proven safe"),
+        )
+    }
+
+    /// Parses and walks `text` as a script embedded at `origin` (or derived
+    /// from the text at `span`) of the current frame's text.
+    pub(super) fn embed(
+        &mut self,
+        text: &str,
+        origin: Option<usize>,
+        span: Span,
+        frame: &Frame,
+        feed: &Feed,
+        label: &str,
+    ) {
+        if frame.embed_depth + 1 > self.limits.max_embed_depth {
+            self.add(
+                frame,
+                Rule::LimitExceeded,
+                span,
+                format!(
+                    "scripts are embedded more than {} levels deep",
+                    self.limits.max_embed_depth
+                ),
+            );
+            return;
+        }
+        let inner = Frame {
+            embed_depth: frame.embed_depth + 1,
+            map: frame.map.embed(origin, span),
+            via: {
+                let mut v = frame.via.clone();
+                v.push(label.to_string());
+                v
+            },
+        };
+        self.script(text, &inner, feed);
+    }
+}

@@ -1,0 +1,571 @@
+//! Wrappers: programs that run another program named in their arguments.
+//! Most are handled by their catalog option spec alone; the ones with
+//! semantics of their own (xargs, find, env -S, watch...) are below.
+
+use crate::catalog::Entry;
+use crate::rules::Rule;
+use crate::span::Span;
+use crate::verdict::Verdict;
+use crate::word::Value;
+
+use super::args::Arg;
+use super::options::{self, Mode};
+use super::{Feed, Frame, Resolver};
+
+impl<'c> Resolver<'c> {
+    /// Unwraps a wrapper; returns the wrapper's own verdict (its inner
+    /// programs record their own).
+    pub(super) fn wrapper(
+        &mut self,
+        canon: &str,
+        entry: &Entry,
+        args: &[Arg],
+        frame: &Frame,
+        feed: &Feed,
+        wrappers: usize,
+    ) -> Verdict {
+        let rest = &args[1..];
+        let name_span = args[0].span;
+        let inner = frame.with_via(canon.to_string());
+        match entry.special.as_deref() {
+            Some("eval") => self.eval(rest, name_span, frame, feed),
+            Some("trap") => self.trap(rest, frame),
+            Some("source") => {
+                let file = rest.first().and_then(Arg::text).unwrap_or("a file");
+                self.add(
+                    frame,
+                    Rule::ScriptFile,
+                    name_span,
+                    format!("`{canon}` runs the script `{file}`"),
+                )
+            }
+            Some("xargs") => self.xargs(entry, rest, name_span, &inner, wrappers),
+            Some("find") => self.find(entry, rest, &inner, wrappers),
+            Some("busybox") => match rest.first().map(|a| &a.value) {
+                None => Verdict::Safe,
+                Some(Value::Static(s)) if s.starts_with('-') => Verdict::Safe,
+                Some(_) => {
+                    self.invoke(rest, &inner, feed, wrappers + 1);
+                    Verdict::Safe
+                }
+            },
+            Some("parallel") => self.parallel(rest, name_span, &inner),
+            special => {
+                let mode = match special {
+                    Some("su") | Some("script") => Mode::Permute,
+                    _ => Mode::Command,
+                };
+                let parsed = match options::parse(entry, rest, mode) {
+                    Ok(p) => p,
+                    Err(why) => {
+                        return self.add(
+                            frame,
+                            Rule::WrapperOperand,
+                            name_span,
+                            format!("cannot tell what `{canon}` runs: {why}"),
+                        )
+                    }
+                };
+                let mut verdict = Verdict::Safe;
+                for (name, a) in &parsed.assignments {
+                    if self.catalog.is_dangerous_variable(name) {
+                        verdict = verdict.max(self.add(
+                            frame,
+                            Rule::DangerousAssignment,
+                            a.span,
+                            format!("`{canon}` sets {name}, which changes which code runs"),
+                        ));
+                    }
+                }
+                for script in &parsed.scripts {
+                    verdict = verdict.max(self.shell_string(
+                        script,
+                        frame,
+                        feed,
+                        &format!("{canon} -c"),
+                        false,
+                    ));
+                }
+                let mut command: Vec<Arg> = parsed
+                    .command
+                    .map(|i| rest[i..].to_vec())
+                    .unwrap_or_default();
+                match special {
+                    Some("env") => {
+                        // -S splits one string into the program and its
+                        // first arguments.
+                        for (opt, v) in parsed.values.iter().rev() {
+                            if opt == "-S" || opt == "--split-string" {
+                                match split_string(v) {
+                                    Some(words) => {
+                                        let mut spliced = words;
+                                        spliced.extend(command);
+                                        command = spliced;
+                                    }
+                                    None => {
+                                        return verdict.max(self.add(
+                                            frame,
+                                            Rule::WrapperOperand,
+                                            v.span,
+                                            "`env -S` string uses quoting or variables the analyzer does not expand",
+                                        ))
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    Some("su") => {
+                        // `runuser -u USER -- program args`.
+                        if parsed.saw(&["-u".into(), "--user".into()]) {
+                            command = parsed
+                                .operands
+                                .first()
+                                .map(|&i| rest[i..].to_vec())
+                                .unwrap_or_default();
+                        } else if parsed.scripts.is_empty() {
+                            return verdict.max(self.add(
+                                frame,
+                                Rule::ShellReadsStdin,
+                                name_span,
+                                format!("`{canon}` without -c starts a shell that reads its commands from input"),
+                            ));
+                        }
+                    }
+                    Some("script") => {
+                        if parsed.scripts.is_empty() {
+                            return verdict.max(self.add(
+                                frame,
+                                Rule::ShellReadsStdin,
+                                name_span,
+                                "`script` without -c starts an interactive shell",
+                            ));
+                        }
+                    }
+                    Some("flock") => {
+                        // `flock FILE -c CMD` puts -c after the lock file.
+                        if let Some(first) = command.first() {
+                            if matches!(first.text(), Some("-c") | Some("--command")) {
+                                let Some(script) = command.get(1).cloned() else {
+                                    return verdict.max(self.add(
+                                        frame,
+                                        Rule::WrapperOperand,
+                                        name_span,
+                                        "`flock -c` has no command",
+                                    ));
+                                };
+                                verdict = verdict.max(
+                                    self.shell_string(&script, frame, feed, "flock -c", false),
+                                );
+                                command.clear();
+                            }
+                        }
+                    }
+                    Some("watch") => {
+                        if !command.is_empty() && !parsed.saw(&["-x".into(), "--exec".into()]) {
+                            // watch joins its arguments and runs them with sh -c.
+                            return verdict.max(self.joined_script(&command, frame, "watch"));
+                        }
+                    }
+                    _ => {}
+                }
+                if !command.is_empty() {
+                    self.invoke(&command, &inner, feed, wrappers + 1);
+                } else if !entry.shell_options.is_empty() && parsed.saw(&entry.shell_options) {
+                    verdict = verdict.max(self.add(
+                        frame,
+                        Rule::ShellReadsStdin,
+                        name_span,
+                        format!("`{canon}` starts an interactive shell"),
+                    ));
+                } else if parsed.command.is_none()
+                    && !entry.command_optional
+                    && parsed.scripts.is_empty()
+                    && !parsed.saw(&entry.no_command_options)
+                    && !matches!(special, Some("flock") | Some("su") | Some("sudo"))
+                {
+                    verdict = verdict.max(self.add(
+                        frame,
+                        Rule::WrapperOperand,
+                        name_span,
+                        format!("cannot find the program `{canon}` runs"),
+                    ));
+                }
+                verdict
+            }
+        }
+    }
+
+    fn eval(&mut self, rest: &[Arg], name_span: Span, frame: &Frame, feed: &Feed) -> Verdict {
+        let rest: Vec<&Arg> = match rest.first().and_then(Arg::text) {
+            Some("--") => rest[1..].iter().collect(),
+            _ => rest.iter().collect(),
+        };
+        if rest.is_empty() {
+            return Verdict::Safe;
+        }
+        let texts: Option<Vec<&str>> = rest.iter().map(|a| a.text()).collect();
+        let Some(texts) = texts else {
+            return self.add(
+                frame,
+                Rule::DynamicScript,
+                name_span,
+                "`eval` runs text that is only known at run time",
+            );
+        };
+        let script = texts.join(" ");
+        let origin = if rest.len() == 1 {
+            rest[0].origin
+        } else {
+            None
+        };
+        let span = rest.iter().fold(rest[0].span, |s, a| s.cover(a.span));
+        self.embed(&script, origin, span, frame, feed, "eval");
+        Verdict::Safe
+    }
+
+    fn trap(&mut self, rest: &[Arg], frame: &Frame) -> Verdict {
+        let mut rest = rest;
+        match rest.first().and_then(Arg::text) {
+            None => return Verdict::Safe,
+            Some("-l") | Some("-p") | Some("-P") => return Verdict::Safe,
+            Some("--") => rest = &rest[1..],
+            _ => {}
+        }
+        // One operand alone is a signal to reset, not an action.
+        if rest.len() < 2 {
+            return Verdict::Safe;
+        }
+        let action = &rest[0];
+        match action.text() {
+            Some("") | Some("-") => Verdict::Safe,
+            Some(text) => {
+                let text = text.to_string();
+                self.embed(
+                    &text,
+                    action.origin,
+                    action.span,
+                    frame,
+                    &Feed::Inherited,
+                    "trap",
+                );
+                Verdict::Safe
+            }
+            None => self.add(
+                frame,
+                Rule::DynamicScript,
+                action.span,
+                "`trap` action is only known at run time",
+            ),
+        }
+    }
+
+    /// `watch` and `parallel`: arguments joined with spaces, run by sh -c.
+    fn joined_script(&mut self, words: &[Arg], frame: &Frame, label: &str) -> Verdict {
+        let span = words.iter().fold(words[0].span, |s, a| s.cover(a.span));
+        let texts: Option<Vec<&str>> = words.iter().map(Arg::text).collect();
+        let Some(texts) = texts else {
+            return self.add(
+                frame,
+                Rule::DynamicScript,
+                span,
+                format!("`{label}` runs a command only known at run time"),
+            );
+        };
+        let script = texts.join(" ");
+        let origin = if words.len() == 1 {
+            words[0].origin
+        } else {
+            None
+        };
+        self.embed(&script, origin, span, frame, &Feed::Inherited, label);
+        Verdict::Safe
+    }
+
+    fn xargs(
+        &mut self,
+        entry: &Entry,
+        rest: &[Arg],
+        name_span: Span,
+        inner: &Frame,
+        wrappers: usize,
+    ) -> Verdict {
+        // Options with optional values (-i[R], -e[EOF], -l[N], --replace[=R],
+        // --eof[=E], --max-lines[=N]) are not expressible in the option spec.
+        let mut replace: Option<String> = None;
+        let mut i = 0;
+        let mut normalized: Vec<Arg> = Vec::new();
+        while i < rest.len() {
+            let Some(s) = rest[i].text() else { break };
+            if s == "--" || !s.starts_with('-') || s == "-" {
+                break;
+            }
+            if let Some(r) = s.strip_prefix("-i") {
+                replace = Some(if r.is_empty() {
+                    "{}".into()
+                } else {
+                    r.to_string()
+                });
+            } else if let Some(r) = s.strip_prefix("--replace") {
+                replace = Some(r.strip_prefix('=').unwrap_or("{}").to_string());
+            } else if s.starts_with("-e")
+                || s.starts_with("-l")
+                || s.starts_with("--eof")
+                || s == "--max-lines"
+                || s.starts_with("--max-lines=")
+            {
+                // Optional-value forms: nothing to find in them.
+            } else {
+                normalized.push(rest[i].clone());
+                if !s.contains('=')
+                    && s.len() == 2
+                    && entry.options_with_value.iter().any(|o| o == s)
+                {
+                    if s == "-I" {
+                        replace = rest.get(i + 1).and_then(Arg::text).map(str::to_string);
+                        if replace.is_none() {
+                            return self.add(
+                                inner,
+                                Rule::WrapperOperand,
+                                name_span,
+                                "`xargs -I` replacement is not static",
+                            );
+                        }
+                    }
+                    i += 1;
+                    if let Some(v) = rest.get(i) {
+                        normalized.push(v.clone());
+                    }
+                } else if s.starts_with("-I") && s.len() > 2 {
+                    replace = Some(s[2..].to_string());
+                }
+            }
+            i += 1;
+        }
+        normalized.extend(rest[i..].iter().cloned());
+        let parsed = match options::parse(entry, &normalized, Mode::Command) {
+            Ok(p) => p,
+            Err(why) => {
+                return self.add(
+                    inner,
+                    Rule::WrapperOperand,
+                    name_span,
+                    format!("cannot tell what `xargs` runs: {why}"),
+                )
+            }
+        };
+        let mut command: Vec<Arg> = match parsed.command {
+            Some(c) => normalized[c..].to_vec(),
+            // Without a program xargs runs echo.
+            None => vec![Arg::literal("echo", name_span)],
+        };
+        match &replace {
+            Some(r) if !r.is_empty() => {
+                for a in command.iter_mut() {
+                    if a.text().is_some_and(|t| t.contains(r.as_str())) {
+                        *a = Arg::dynamic(a.span);
+                    }
+                }
+            }
+            _ => command.push(Arg::dynamic(name_span)),
+        }
+        self.invoke(
+            &command,
+            &inner.with_via("input"),
+            &Feed::Inherited,
+            wrappers + 1,
+        );
+        Verdict::Safe
+    }
+
+    fn find(&mut self, entry: &Entry, rest: &[Arg], inner: &Frame, wrappers: usize) -> Verdict {
+        let verdict = self.check_args("find", entry, rest, inner);
+        let mut i = 0;
+        while i < rest.len() {
+            let action = rest[i].text().unwrap_or("");
+            if matches!(action, "-exec" | "-execdir" | "-ok" | "-okdir") {
+                let start = i + 1;
+                let end =
+                    (start..rest.len()).find(|&j| matches!(rest[j].text(), Some(";") | Some("+")));
+                let Some(end) = end else {
+                    return verdict.max(self.add(
+                        inner,
+                        Rule::WrapperOperand,
+                        rest[i].span,
+                        format!("`find {action}` has no terminating `;` or `+`"),
+                    ));
+                };
+                if end == start {
+                    return verdict.max(self.add(
+                        inner,
+                        Rule::WrapperOperand,
+                        rest[i].span,
+                        format!("`find {action}` names no program"),
+                    ));
+                }
+                // find replaces `{}` anywhere in an argument with a path.
+                let command: Vec<Arg> = rest[start..end]
+                    .iter()
+                    .map(|a| match a.text() {
+                        Some(t) if t.contains("{}") => Arg::dynamic(a.span),
+                        _ => a.clone(),
+                    })
+                    .collect();
+                self.invoke(
+                    &command,
+                    &inner.with_via(action.to_string()),
+                    &Feed::Inherited,
+                    wrappers + 1,
+                );
+                i = end + 1;
+            } else {
+                i += 1;
+            }
+        }
+        verdict
+    }
+
+    /// GNU parallel: options, a command template, then `:::` inputs.
+    fn parallel(&mut self, rest: &[Arg], name_span: Span, inner: &Frame) -> Verdict {
+        const FLAGS: &[&str] = &[
+            "-k",
+            "--keep-order",
+            "-v",
+            "--verbose",
+            "--will-cite",
+            "--bar",
+            "--progress",
+            "--eta",
+            "-X",
+            "-m",
+            "-0",
+            "--null",
+            "--tag",
+            "--dry-run",
+            "--lb",
+            "--line-buffer",
+            "-u",
+            "--ungroup",
+            "--group",
+            "-q",
+            "--quote",
+            "--no-notice",
+            "--citation",
+            "-t",
+            "--halt-on-error",
+        ];
+        const WITH_VALUE: &[&str] = &[
+            "-j",
+            "--jobs",
+            "-n",
+            "--max-args",
+            "-N",
+            "--halt",
+            "-d",
+            "--delimiter",
+            "--colsep",
+            "-C",
+            "-I",
+            "--timeout",
+            "--joblog",
+            "--results",
+            "--delay",
+            "--memfree",
+            "--load",
+            "-L",
+            "--max-lines",
+        ];
+        const REMOTE: &[&str] = &[
+            "-S",
+            "--sshlogin",
+            "--slf",
+            "--sshloginfile",
+            "--transfer",
+            "--trc",
+            "--return",
+            "--basefile",
+            "--bf",
+        ];
+        let mut i = 0;
+        while i < rest.len() {
+            let Some(s) = rest[i].text() else { break };
+            let key = s.split('=').next().unwrap_or(s);
+            if REMOTE.contains(&key) {
+                return self.add(
+                    inner,
+                    Rule::NetworkOption,
+                    rest[i].span,
+                    "`parallel` runs jobs on remote hosts over ssh",
+                );
+            }
+            if FLAGS.contains(&key) {
+                i += 1;
+            } else if WITH_VALUE.contains(&key) {
+                i += if s.contains('=') { 1 } else { 2 };
+            } else if s.starts_with('-') && s != "-" {
+                return self.add(
+                    inner,
+                    Rule::WrapperOperand,
+                    rest[i].span,
+                    format!("cannot tell what `parallel` runs: unknown option `{s}`"),
+                );
+            } else {
+                break;
+            }
+        }
+        let end = (i..rest.len()).find(|&j| {
+            matches!(
+                rest[j].text(),
+                Some(":::") | Some("::::") | Some(":::+") | Some("::::+")
+            )
+        });
+        let template = &rest[i..end.unwrap_or(rest.len())];
+        if template.is_empty() {
+            return self.add(
+                inner,
+                Rule::DynamicScript,
+                name_span,
+                "`parallel` without a command runs its input lines as commands",
+            );
+        }
+        // Replacement strings become quoted input: data, like an argument.
+        let mut words = Vec::new();
+        for a in template {
+            match a.text() {
+                Some(t) => {
+                    let t = replace_parallel_fields(t);
+                    if t.contains('{') {
+                        return self.add(inner, Rule::DynamicScript, a.span, "`parallel` command uses replacement strings the analyzer does not expand");
+                    }
+                    words.push(Arg {
+                        value: Value::Static(t),
+                        span: a.span,
+                        origin: None,
+                    });
+                }
+                None => words.push(a.clone()),
+            }
+        }
+        self.joined_script(&words, inner, "parallel")
+    }
+}
+
+fn replace_parallel_fields(t: &str) -> String {
+    let mut s = t.to_string();
+    for f in ["{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}"] {
+        s = s.replace(f, "ARG");
+    }
+    s
+}
+
+/// `env -S`: split on whitespace when no quoting or expansion is involved.
+fn split_string(v: &Arg) -> Option<Vec<Arg>> {
+    let text = v.text()?;
+    if text.contains(['\\', '\'', '"', '$', '#']) {
+        return None;
+    }
+    Some(
+        text.split_whitespace()
+            .map(|w| Arg::literal(w, v.span))
+            .collect(),
+    )
+}

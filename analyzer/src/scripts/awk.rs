@@ -1,0 +1,312 @@
+//! awk: finds the program among the arguments and looks for what runs
+//! commands: `system()`, pipes to and from commands (`|`, `|&`), and
+//! extension loading. Network special files are caught by the catalog.
+
+use super::{long_option, ScriptFinding};
+use crate::resolve::args::Arg;
+use crate::rules::Rule;
+
+const LONG: &[&str] = &[
+    "--file",
+    "--exec",
+    "--include",
+    "--load",
+    "--assign",
+    "--field-separator",
+    "--source",
+    "--sandbox",
+    "--characters-as-bytes",
+    "--traditional",
+    "--copyright",
+    "--dump-variables",
+    "--debug",
+    "--gen-pot",
+    "--help",
+    "--lint",
+    "--bignum",
+    "--use-lc-numeric",
+    "--non-decimal-data",
+    "--optimize",
+    "--no-optimize",
+    "--posix",
+    "--pretty-print",
+    "--profile",
+    "--re-interval",
+    "--lint-old",
+    "--version",
+    "--csv",
+];
+
+pub fn check(args: &[Arg]) -> Vec<ScriptFinding> {
+    let mut out = Vec::new();
+    let mut programs: Vec<(&Arg, String)> = Vec::new();
+    let mut explicit = false;
+    let mut sandbox = false;
+    let mut i = 0;
+    let mut first_operand: Option<&Arg> = None;
+    let from_file = |a: &Arg, opt: &str| ScriptFinding {
+        rule: Rule::CodeFromFile,
+        span: a.span,
+        message: format!("`awk {opt}` runs a program from a file"),
+    };
+    while i < args.len() {
+        let a = &args[i];
+        i += 1;
+        let Some(s) = a.text() else {
+            if first_operand.is_none() {
+                first_operand = Some(a);
+            }
+            break;
+        };
+        if s == "--" {
+            first_operand = args.get(i);
+            break;
+        }
+        if !s.starts_with('-') || s == "-" {
+            first_operand = Some(a);
+            break;
+        }
+        if let Some(body) = s.strip_prefix("--") {
+            let (name, inline) = match body.split_once('=') {
+                Some((n, v)) => (format!("--{n}"), Some(v.to_string())),
+                None => (s.to_string(), None),
+            };
+            let value = |i: &mut usize| -> Option<String> {
+                match &inline {
+                    Some(v) => Some(v.clone()),
+                    None => {
+                        *i += 1;
+                        args.get(*i - 1).and_then(|v| v.text()).map(str::to_string)
+                    }
+                }
+            };
+            match long_option(&name, LONG) {
+                Some(o @ ("--file" | "--exec" | "--include" | "--load")) => {
+                    explicit = explicit || o != "--load" && o != "--include";
+                    out.push(from_file(a, o));
+                    value(&mut i);
+                }
+                Some("--source") => {
+                    explicit = true;
+                    if let Some(v) = value(&mut i) {
+                        programs.push((a, v));
+                    }
+                }
+                Some("--assign") | Some("--field-separator") => {
+                    value(&mut i);
+                }
+                Some("--sandbox") => sandbox = true,
+                Some(_) => {}
+                None => out.push(ScriptFinding {
+                    rule: Rule::EscapeOption,
+                    span: a.span,
+                    message: format!("unrecognized awk option `{name}`"),
+                }),
+            }
+            continue;
+        }
+        let body = &s[1..];
+        for (j, c) in body.char_indices() {
+            let rest = &body[j + 1..];
+            let take = |i: &mut usize| -> Option<String> {
+                if rest.is_empty() {
+                    *i += 1;
+                    args.get(*i - 1).and_then(|v| v.text()).map(str::to_string)
+                } else {
+                    Some(rest.to_string())
+                }
+            };
+            match c {
+                'f' | 'E' | 'i' | 'l' => {
+                    if c == 'f' || c == 'E' {
+                        explicit = true;
+                    }
+                    out.push(from_file(a, &format!("-{c}")));
+                    take(&mut i);
+                    break;
+                }
+                'e' => {
+                    explicit = true;
+                    if let Some(v) = take(&mut i) {
+                        programs.push((a, v));
+                    }
+                    break;
+                }
+                'v' | 'F' => {
+                    take(&mut i);
+                    break;
+                }
+                'W' => {
+                    // mawk: -W exec FILE reads the program from a file.
+                    if let Some(v) = take(&mut i) {
+                        if v.starts_with("e") {
+                            out.push(from_file(a, "-W exec"));
+                            if rest.is_empty() && !v.contains(' ') {
+                                i += 1;
+                            }
+                        }
+                    }
+                    break;
+                }
+                'S' => sandbox = true,
+                // Optional values attached to the option letter.
+                'd' | 'D' | 'o' | 'p' | 'L' => break,
+                'b' | 'c' | 'C' | 'g' | 'h' | 'M' | 'n' | 'N' | 'O' | 'P' | 'r' | 's' | 't'
+                | 'V' | 'k' => {}
+                _ => {
+                    out.push(ScriptFinding {
+                        rule: Rule::EscapeOption,
+                        span: a.span,
+                        message: format!("unrecognized awk option `-{c}`"),
+                    });
+                    break;
+                }
+            }
+        }
+    }
+    if !explicit {
+        if let Some(a) = first_operand {
+            if let Some(t) = a.text() {
+                programs.push((a, t.to_string()));
+            }
+        }
+    }
+    if sandbox {
+        return out;
+    }
+    for (a, text) in programs {
+        if let Some(why) = scan(&text) {
+            out.push(ScriptFinding {
+                rule: Rule::EscapeOption,
+                span: a.span,
+                message: why,
+            });
+        }
+    }
+    out
+}
+
+/// Looks through an awk program, outside strings, regexes and comments.
+fn scan(prog: &str) -> Option<String> {
+    let b: Vec<char> = prog.chars().collect();
+    let n = b.len();
+    let mut p = 0;
+    // Whether a `/` here starts a regex rather than a division.
+    let mut regex_ok = true;
+    while p < n {
+        let c = b[p];
+        match c {
+            '"' => {
+                p += 1;
+                while p < n && b[p] != '"' {
+                    p += if b[p] == '\\' { 2 } else { 1 };
+                }
+                p += 1;
+                regex_ok = false;
+            }
+            '#' => {
+                while p < n && b[p] != '\n' {
+                    p += 1;
+                }
+            }
+            '/' if regex_ok => {
+                p += 1;
+                let mut in_bracket = false;
+                while p < n {
+                    match b[p] {
+                        '\\' => p += 1,
+                        '[' => in_bracket = true,
+                        ']' => in_bracket = false,
+                        '/' if !in_bracket => break,
+                        '\n' => {
+                            return Some("awk program not understood (unterminated regex)".into())
+                        }
+                        _ => {}
+                    }
+                    p += 1;
+                }
+                p += 1;
+                regex_ok = false;
+            }
+            '|' => {
+                if b.get(p + 1) == Some(&'|') {
+                    p += 2;
+                    regex_ok = true;
+                    continue;
+                }
+                if b.get(p + 1) == Some(&'&') {
+                    return Some("awk's `|&` runs a command as a coprocess".into());
+                }
+                return Some("awk pipes to or from a command with `|`".into());
+            }
+            '@' => {
+                let word: String = b[p + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric())
+                    .collect();
+                if word == "load" || word == "include" {
+                    return Some(format!("awk's `@{word}` runs code from another file"));
+                }
+                p += 1;
+            }
+            c if c.is_ascii_alphabetic() || c == '_' => {
+                let start = p;
+                while p < n && (b[p].is_ascii_alphanumeric() || b[p] == '_') {
+                    p += 1;
+                }
+                let word: String = b[start..p].iter().collect();
+                if word == "system" {
+                    return Some("awk's `system()` runs a shell command".into());
+                }
+                // After a keyword like `print` or `return`, `/` starts a regex.
+                regex_ok = matches!(word.as_str(), "print" | "printf" | "return" | "in" | "case");
+            }
+            c if c.is_ascii_digit() || c == ')' || c == ']' || c == '$' => {
+                p += 1;
+                regex_ok = c == '$';
+            }
+            ' ' | '\t' | '\r' => p += 1,
+            _ => {
+                p += 1;
+                regex_ok = true;
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scan;
+
+    #[test]
+    fn safe_programs() {
+        for s in [
+            "{print $1}",
+            "/error|warn/ {n++} END {print n}",
+            "{ s += $2 / 2 } END { print s }",
+            "BEGIN{FS=\":\"} {print $1 \"|\" $2}",
+            "$1 == \"x\" || $2 > 3",
+            "NR % 2 == 0",
+            "{ print > \"out.txt\" }",
+            "# comment | here\n{print}",
+            "{ a[$1] = a[$1] \"|\" $2 }",
+        ] {
+            assert_eq!(scan(s), None, "{s}");
+        }
+    }
+
+    #[test]
+    fn command_runners() {
+        for s in [
+            "BEGIN{system(\"id\")}",
+            "{ print | \"sh\" }",
+            "BEGIN { \"date\" | getline d }",
+            "BEGIN { print \"x\" |& \"cat\" }",
+            "@load \"filefuncs\"",
+            "{ print $1 / 2 | \"sh\" }",
+        ] {
+            assert!(scan(s).is_some(), "{s}");
+        }
+    }
+}

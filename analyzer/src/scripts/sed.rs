@@ -1,0 +1,377 @@
+//! sed: finds the scripts among the arguments and parses each one far
+//! enough to find the commands that run programs (`e`, `s///e`) or write
+//! to devices (`w /dev/...`). Anything it cannot parse is reported.
+
+use super::{long_option, ScriptFinding};
+use crate::resolve::args::Arg;
+use crate::rules::Rule;
+
+const LONG: &[&str] = &[
+    "--expression",
+    "--file",
+    "--in-place",
+    "--line-length",
+    "--null-data",
+    "--zero-terminated",
+    "--separate",
+    "--sandbox",
+    "--debug",
+    "--posix",
+    "--quiet",
+    "--silent",
+    "--regexp-extended",
+    "--unbuffered",
+    "--follow-symlinks",
+    "--binary",
+    "--help",
+    "--version",
+];
+
+pub fn check(args: &[Arg]) -> Vec<ScriptFinding> {
+    let mut out = Vec::new();
+    let mut scripts: Vec<(&Arg, String)> = Vec::new();
+    let mut explicit = false;
+    let mut sandbox = false;
+    let mut operands: Vec<&Arg> = Vec::new();
+    let mut options_done = false;
+    let mut i = 0;
+    let unknown = |a: &Arg, what: String| ScriptFinding {
+        rule: Rule::EscapeOption,
+        span: a.span,
+        message: what,
+    };
+    while i < args.len() {
+        let a = &args[i];
+        i += 1;
+        let Some(s) = a.text() else {
+            // Reported as an opaque argument by the caller.
+            operands.push(a);
+            continue;
+        };
+        if options_done || !s.starts_with('-') || s == "-" {
+            operands.push(a);
+            continue;
+        }
+        if s == "--" {
+            options_done = true;
+            continue;
+        }
+        if let Some(body) = s.strip_prefix("--") {
+            let (name, inline) = match body.split_once('=') {
+                Some((n, v)) => (format!("--{n}"), Some(v)),
+                None => (s.to_string(), None),
+            };
+            match long_option(&name, LONG) {
+                Some("--expression") => {
+                    explicit = true;
+                    match inline {
+                        Some(v) => scripts.push((a, v.to_string())),
+                        None => {
+                            if let Some(v) = args.get(i) {
+                                scripts.push((v, v.text().unwrap_or("").to_string()));
+                            }
+                            i += 1;
+                        }
+                    }
+                }
+                Some("--file") => {
+                    explicit = true;
+                    out.push(ScriptFinding {
+                        rule: Rule::CodeFromFile,
+                        span: a.span,
+                        message: "`sed --file` runs a script from a file".into(),
+                    });
+                    if inline.is_none() {
+                        i += 1;
+                    }
+                }
+                Some("--line-length") if inline.is_none() => i += 1,
+                Some("--sandbox") => sandbox = true,
+                Some(_) => {}
+                None => out.push(unknown(a, format!("unrecognized sed option `{name}`"))),
+            }
+            continue;
+        }
+        let body = &s[1..];
+        for (j, c) in body.char_indices() {
+            let rest = &body[j + 1..];
+            match c {
+                'e' => {
+                    explicit = true;
+                    if rest.is_empty() {
+                        if let Some(v) = args.get(i) {
+                            scripts.push((v, v.text().unwrap_or("").to_string()));
+                        }
+                        i += 1;
+                    } else {
+                        scripts.push((a, rest.to_string()));
+                    }
+                    break;
+                }
+                'f' => {
+                    explicit = true;
+                    out.push(ScriptFinding {
+                        rule: Rule::CodeFromFile,
+                        span: a.span,
+                        message: "`sed -f` runs a script from a file".into(),
+                    });
+                    if rest.is_empty() {
+                        i += 1;
+                    }
+                    break;
+                }
+                'l' => {
+                    if rest.is_empty() {
+                        i += 1;
+                    }
+                    break;
+                }
+                // -i takes an optional suffix attached to it.
+                'i' => break,
+                'n' | 'r' | 'E' | 's' | 'u' | 'z' | 'b' => {}
+                _ => {
+                    out.push(unknown(a, format!("unrecognized sed option `-{c}`")));
+                    break;
+                }
+            }
+        }
+    }
+    if !explicit {
+        if let Some(first) = operands.first() {
+            scripts.push((first, first.text().unwrap_or("").to_string()));
+        }
+    }
+    if sandbox {
+        return out;
+    }
+    for (a, text) in scripts {
+        if !a.is_static() {
+            continue;
+        }
+        if let Err(why) = parse(&text) {
+            out.push(ScriptFinding {
+                rule: Rule::EscapeOption,
+                span: a.span,
+                message: why,
+            });
+        }
+    }
+    out
+}
+
+/// Walks a sed script; `Err` says why it may run a program (or could not
+/// be understood).
+fn parse(script: &str) -> Result<(), String> {
+    let b: Vec<char> = script.chars().collect();
+    let mut p = 0;
+    let n = b.len();
+    let skip_ws = |p: &mut usize| {
+        while *p < n && (b[*p] == ' ' || b[*p] == '\t') {
+            *p += 1;
+        }
+    };
+    loop {
+        while p < n && matches!(b[p], ' ' | '\t' | '\n' | ';') {
+            p += 1;
+        }
+        if p >= n {
+            return Ok(());
+        }
+        if b[p] == '#' {
+            while p < n && b[p] != '\n' {
+                p += 1;
+            }
+            continue;
+        }
+        // Addresses.
+        for k in 0..2 {
+            if k == 1 {
+                if p < n && b[p] == ',' {
+                    p += 1;
+                    skip_ws(&mut p);
+                } else {
+                    break;
+                }
+            }
+            p = address(&b, p)?;
+            skip_ws(&mut p);
+        }
+        while p < n && (b[p] == '!' || b[p] == ' ') {
+            p += 1;
+        }
+        if p >= n {
+            return Err("sed script ends after an address".into());
+        }
+        let cmd = b[p];
+        p += 1;
+        match cmd {
+            '{' | '}' | '=' | 'd' | 'D' | 'g' | 'G' | 'h' | 'H' | 'n' | 'N' | 'p' | 'P' | 'x'
+            | 'z' | 'F' => {}
+            'l' | 'L' | 'q' | 'Q' => {
+                skip_ws(&mut p);
+                while p < n && b[p].is_ascii_digit() {
+                    p += 1;
+                }
+            }
+            'b' | 't' | 'T' | ':' | 'v' => {
+                while p < n && b[p] != '\n' && b[p] != ';' {
+                    p += 1;
+                }
+            }
+            'a' | 'i' | 'c' => p = to_line_end(&b, p, true),
+            'r' | 'R' => p = to_line_end(&b, p, false),
+            'w' | 'W' => {
+                let start = p;
+                p = to_line_end(&b, p, false);
+                let file: String = b[start..p].iter().collect();
+                check_write_target(file.trim())?;
+            }
+            'e' => return Err("sed's `e` command runs a shell command".into()),
+            's' => {
+                p = delimited(&b, p, 2)?;
+                // Flags.
+                while p < n && !matches!(b[p], ';' | '\n' | '}' | '#') {
+                    match b[p] {
+                        'e' => {
+                            return Err(
+                                "sed's `s///e` flag runs the pattern space as a shell command"
+                                    .into(),
+                            )
+                        }
+                        'w' => {
+                            let start = p + 1;
+                            p = to_line_end(&b, start, false);
+                            let file: String = b[start..p].iter().collect();
+                            check_write_target(file.trim())?;
+                            break;
+                        }
+                        'g' | 'p' | 'i' | 'I' | 'm' | 'M' | ' ' | '\t' => p += 1,
+                        c if c.is_ascii_digit() => p += 1,
+                        c => return Err(format!("unrecognized sed s/// flag `{c}`")),
+                    }
+                }
+            }
+            'y' => p = delimited(&b, p, 2)?,
+            c => return Err(format!("unrecognized sed command `{c}`")),
+        }
+    }
+}
+
+fn check_write_target(file: &str) -> Result<(), String> {
+    if file.starts_with("/dev/") && !matches!(file, "/dev/stdout" | "/dev/stderr" | "/dev/null") {
+        return Err(format!("sed writes to the device `{file}`"));
+    }
+    Ok(())
+}
+
+/// One address: a line number (with `~step`), `$`, `+N`/`~N`, or a regex.
+fn address(b: &[char], mut p: usize) -> Result<usize, String> {
+    let n = b.len();
+    if p >= n {
+        return Ok(p);
+    }
+    match b[p] {
+        c if c.is_ascii_digit() || c == '+' || c == '~' => {
+            p += 1;
+            while p < n && (b[p].is_ascii_digit() || b[p] == '~') {
+                p += 1;
+            }
+        }
+        '$' => p += 1,
+        '/' => p = delimited(b, p, 1)?,
+        '\\' => p = delimited(b, p + 1, 1)?,
+        _ => return Ok(p),
+    }
+    while p < n && (b[p] == 'I' || b[p] == 'M') {
+        p += 1;
+    }
+    Ok(p)
+}
+
+/// Skips `count` parts delimited by the character at `p` (the delimiter
+/// itself is at `p`). Returns the position after the last delimiter.
+fn delimited(b: &[char], p: usize, count: usize) -> Result<usize, String> {
+    let n = b.len();
+    let Some(&delim) = b.get(p) else {
+        return Err("sed script ends where a delimiter was expected".into());
+    };
+    if delim == '\n' || delim == '\\' {
+        return Err("sed delimiter not understood".into());
+    }
+    let mut p = p + 1;
+    for _ in 0..count {
+        loop {
+            if p >= n {
+                return Err("unterminated sed expression".into());
+            }
+            match b[p] {
+                '\\' => p += 2,
+                c if c == delim => {
+                    p += 1;
+                    break;
+                }
+                _ => p += 1,
+            }
+        }
+    }
+    Ok(p)
+}
+
+/// To the end of the line; for a/i/c text, backslash-newline continues.
+fn to_line_end(b: &[char], mut p: usize, continued: bool) -> usize {
+    while p < b.len() {
+        if continued && b[p] == '\\' && b.get(p + 1) == Some(&'\n') {
+            p += 2;
+            continue;
+        }
+        if b[p] == '\n' {
+            break;
+        }
+        p += 1;
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn safe_scripts() {
+        for s in [
+            "s/a/b/g",
+            "s|/usr|/opt|",
+            "1d;$d",
+            "/^#/d",
+            "10q",
+            "s/\\(x\\)/\\1/2",
+            "/start/,/end/{s/a/b/;p}",
+            "y/abc/xyz/",
+            "a\\\nappended",
+            "0~3d",
+            "s/e/E/w /dev/stdout",
+            "$!N;P;D",
+            ":a;N;$!ba;s/\\n/ /g",
+            "s/x/y/I",
+        ] {
+            assert_eq!(parse(s), Ok(()), "{s}");
+        }
+    }
+
+    #[test]
+    fn escaping_scripts() {
+        for s in [
+            "e curl x",
+            "1e id",
+            "s/.*/id/e",
+            "s/a/b/ge",
+            "/x/e",
+            "w /dev/tcp/h/1",
+            "s/a/b/w /dev/sda",
+            "K",
+            "s/a/b/Z",
+        ] {
+            assert!(parse(s).is_err(), "{s}");
+        }
+    }
+}
