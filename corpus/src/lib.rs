@@ -1,0 +1,1 @@
+//! Labeled corpus loading (to be written).

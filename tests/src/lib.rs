@@ -1,0 +1,1 @@
+//! Shared helpers for end-to-end tests (to be written).
