@@ -1,1 +1,41 @@
-//! Shared helpers for end-to-end tests (to be written).
+//! Shared helpers for bashgate's end-to-end tests.
+//!
+//! Tests here run the real `bashgate` binary (built once per test process
+//! with the same profile) and real programs around it. Each area keeps its
+//! own module; integration tests live in `tests/tests/`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The workspace root (the directory holding the top-level Cargo.toml).
+pub fn workspace_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits inside the workspace")
+}
+
+/// Path to a freshly built `bashgate` binary. The first call runs
+/// `cargo build -p bashgate`; a failed build panics with cargo's output.
+pub fn bashgate_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let release = !cfg!(debug_assertions);
+        let mut cmd = Command::new(cargo);
+        cmd.current_dir(workspace_root()).args(["build", "-q", "-p", "bashgate", "--bin", "bashgate"]);
+        if release {
+            cmd.arg("--release");
+        }
+        let out = cmd.output().expect("cargo can be run");
+        assert!(
+            out.status.success(),
+            "building bashgate failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| workspace_root().join("target"));
+        let bin = target.join(if release { "release" } else { "debug" }).join("bashgate");
+        assert!(bin.exists(), "bashgate binary not found at {}", bin.display());
+        bin
+    })
+}
