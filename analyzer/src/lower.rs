@@ -13,8 +13,8 @@ use crate::ir::{
 };
 use crate::span::Span;
 use crate::word::{
-    decode_ansi_c, has_brace_expansion, push_lit, unescape_double_quoted, unquoted_parts, DynKind,
-    Dynamic, Part, Word,
+    decode_ansi_c, has_brace_expansion, push_lit, unescape_backquoted, unescape_double_quoted,
+    unquoted_parts, DynKind, Dynamic, Part, Reparse, Word,
 };
 
 /// The result of lowering one script.
@@ -28,6 +28,7 @@ pub struct Lowered {
 
 pub fn lower(root: Node, src: &str, max_depth: usize) -> Lowered {
     let mut l = Lowerer {
+        in_double_quotes: false,
         src,
         max_depth,
         errors: Vec::new(),
@@ -115,6 +116,8 @@ const REDIRECTS: &[&str] = &["file_redirect", "heredoc_redirect", "herestring_re
 struct Lowerer<'a> {
     src: &'a str,
     max_depth: usize,
+    /// Inside a double-quoted string (changes backquote unescaping).
+    in_double_quotes: bool,
     errors: Vec<Span>,
     too_deep: Option<Span>,
 }
@@ -661,16 +664,14 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             if child.start_byte() > pos {
-                let lit = unescape_heredoc(self.src.get(pos..child.start_byte()).unwrap_or(""));
-                push_lit(&mut parts, lit, true);
+                heredoc_text(self.src, pos, child.start_byte(), &mut parts);
             }
             let w = self.word(child, depth);
             parts.extend(w.parts);
             pos = child.end_byte().max(pos);
         }
         if n.end_byte() > pos {
-            let lit = unescape_heredoc(self.src.get(pos..n.end_byte()).unwrap_or(""));
-            push_lit(&mut parts, lit, true);
+            heredoc_text(self.src, pos, n.end_byte(), &mut parts);
         }
         let origin = match parts.as_slice() {
             [Part::Lit { text, .. }] if text.len() == sp.len() => Some(sp.start),
@@ -707,6 +708,7 @@ impl<'a> Lowerer<'a> {
                 kind: DynKind::Parameter,
                 span: span(n),
                 commands,
+                reparse: None,
             })],
             origin: None,
         }
@@ -773,6 +775,7 @@ impl<'a> Lowerer<'a> {
                     kind: DynKind::Parameter,
                     span: sp,
                     commands: vec![],
+                    reparse: None,
                 })],
                 origin: None,
             };
@@ -792,6 +795,7 @@ impl<'a> Lowerer<'a> {
                 kind: DynKind::Brace,
                 span: sp,
                 commands,
+                reparse: None,
             }));
         }
         let origin = self.origin(n, &parts);
@@ -822,6 +826,7 @@ impl<'a> Lowerer<'a> {
                 kind: DynKind::Parameter,
                 span: span(n),
                 commands: vec![],
+                reparse: None,
             }));
             return;
         }
@@ -848,6 +853,7 @@ impl<'a> Lowerer<'a> {
                         kind: DynKind::Parameter,
                         span: span(n),
                         commands: vec![],
+                        reparse: None,
                     })),
                 }
             }
@@ -857,6 +863,7 @@ impl<'a> Lowerer<'a> {
                     kind: DynKind::Translated,
                     span: span(n),
                     commands,
+                    reparse: None,
                 }));
             }
             "string" => self.double_quoted(n, depth, out),
@@ -866,6 +873,7 @@ impl<'a> Lowerer<'a> {
                     kind: DynKind::Translated,
                     span: span(n),
                     commands,
+                    reparse: None,
                 }));
             }
             "concatenation" => {
@@ -890,11 +898,29 @@ impl<'a> Lowerer<'a> {
                 }
             }
             "command_substitution" => {
+                // Inside backquotes bash removes some backslashes before
+                // parsing; tree-sitter does not, so such bodies are re-parsed.
+                if let Some(inner) = text.strip_prefix('`').and_then(|t| t.strip_suffix('`')) {
+                    if inner.contains('\\') {
+                        let reparse = Reparse {
+                            text: unescape_backquoted(inner, self.in_double_quotes),
+                            origin: None,
+                        };
+                        out.push(Part::Dynamic(Dynamic {
+                            kind: DynKind::CommandSubstitution,
+                            span: span(n),
+                            commands: vec![],
+                            reparse: Some(reparse),
+                        }));
+                        return;
+                    }
+                }
                 let commands = self.substitution_body(n, depth);
                 out.push(Part::Dynamic(Dynamic {
                     kind: DynKind::CommandSubstitution,
                     span: span(n),
                     commands,
+                    reparse: None,
                 }));
             }
             "process_substitution" => {
@@ -903,6 +929,7 @@ impl<'a> Lowerer<'a> {
                     kind: DynKind::ProcessSubstitution,
                     span: span(n),
                     commands,
+                    reparse: None,
                 }));
             }
             "arithmetic_expansion" => {
@@ -911,6 +938,7 @@ impl<'a> Lowerer<'a> {
                     kind: DynKind::Arithmetic,
                     span: span(n),
                     commands,
+                    reparse: None,
                 }));
             }
             "brace_expression" => {
@@ -918,6 +946,7 @@ impl<'a> Lowerer<'a> {
                     kind: DynKind::Brace,
                     span: span(n),
                     commands: vec![],
+                    reparse: None,
                 }));
             }
             "simple_expansion" | "expansion" => {
@@ -926,6 +955,7 @@ impl<'a> Lowerer<'a> {
                     kind: DynKind::Parameter,
                     span: span(n),
                     commands,
+                    reparse: None,
                 }));
             }
             _ => {
@@ -935,12 +965,19 @@ impl<'a> Lowerer<'a> {
                     kind: DynKind::Parameter,
                     span: span(n),
                     commands,
+                    reparse: None,
                 }));
             }
         }
     }
 
     fn double_quoted(&mut self, n: Node, depth: usize, out: &mut Vec<Part>) {
+        let outer = std::mem::replace(&mut self.in_double_quotes, true);
+        self.double_quoted_parts(n, depth, out);
+        self.in_double_quotes = outer;
+    }
+
+    fn double_quoted_parts(&mut self, n: Node, depth: usize, out: &mut Vec<Part>) {
         let start = n.start_byte() + 1;
         let end = n.end_byte().saturating_sub(1).max(start);
         let mut pos = start;
@@ -961,6 +998,46 @@ impl<'a> Lowerer<'a> {
             let lit = unescape_double_quoted(self.src.get(pos..end).unwrap_or(""));
             push_lit(out, lit, true);
         }
+    }
+}
+
+/// Literal text of an unquoted here-document body, with its backquoted
+/// command substitutions (tree-sitter leaves them as text).
+fn heredoc_text(src: &str, start: usize, end: usize, parts: &mut Vec<Part>) {
+    let text = src.get(start..end).unwrap_or("");
+    let bytes = text.as_bytes();
+    let mut lit_from = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'`' => {
+                // Find the closing unescaped backquote.
+                let mut j = i + 1;
+                while j < bytes.len() && bytes[j] != b'`' {
+                    j += if bytes[j] == b'\\' { 2 } else { 1 };
+                }
+                push_lit(parts, unescape_heredoc(&text[lit_from..i]), true);
+                let inner_end = j.min(bytes.len());
+                let inner = &text[i + 1..inner_end];
+                let origin = (!inner.contains('\\')).then_some(start + i + 1);
+                parts.push(Part::Dynamic(Dynamic {
+                    kind: DynKind::CommandSubstitution,
+                    span: Span::new(start + i, start + (j + 1).min(bytes.len())),
+                    commands: vec![],
+                    reparse: Some(Reparse {
+                        text: unescape_backquoted(inner, false),
+                        origin,
+                    }),
+                }));
+                i = j + 1;
+                lit_from = i.min(bytes.len());
+            }
+            _ => i += 1,
+        }
+    }
+    if lit_from < bytes.len() {
+        push_lit(parts, unescape_heredoc(&text[lit_from..]), true);
     }
 }
 

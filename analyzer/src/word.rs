@@ -35,6 +35,17 @@ pub struct Dynamic {
     /// Commands that run while this part is expanded (`$(...)`, `<(...)`,
     /// substitutions nested in `${x:-$(...)}` or `$(( ))`).
     pub commands: Vec<Command>,
+    /// A command substitution whose text tree-sitter did not parse as bash
+    /// would (backticks with escapes inside, backticks in here-documents):
+    /// the resolver parses this text as a script of its own.
+    pub reparse: Option<Reparse>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reparse {
+    pub text: String,
+    /// Where `text` starts in the source, when it maps byte for byte.
+    pub origin: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,6 +166,7 @@ pub fn unquoted_parts(src: &str, start: usize, out: &mut Vec<Part>) {
                     kind: DynKind::Glob,
                     span: Span::new(start + i, start + end),
                     commands: Vec::new(),
+                    reparse: None,
                 }));
             }
             _ => text.push(c),
@@ -304,6 +316,26 @@ fn hex(b: &[u8], max: usize) -> (u32, usize) {
     (v, n)
 }
 
+/// The command inside backquotes as bash parses it: `\\`, `` \` `` and `\$`
+/// lose their backslash, and `\"` too when the backquotes are inside
+/// double quotes.
+pub fn unescape_backquoted(src: &str, in_double_quotes: bool) -> String {
+    let mut out = String::with_capacity(src.len());
+    let mut chars = src.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some('$' | '`' | '\\') => out.push(chars.next().unwrap_or('\\')),
+                Some('"') if in_double_quotes => out.push(chars.next().unwrap_or('\\')),
+                _ => out.push('\\'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Removes the backslashes that are special inside double quotes
 /// (`\$`, `` \` ``, `\"`, `\\`, and line continuations).
 pub fn unescape_double_quoted(src: &str) -> String {
@@ -404,6 +436,17 @@ mod tests {
         assert!(!has_brace_expansion(&[lit("{}", false)]));
         assert!(!has_brace_expansion(&[lit("{a,b}", true)]));
         assert!(!has_brace_expansion(&[lit("@{u}", false)]));
+    }
+
+    #[test]
+    fn backquote_escapes() {
+        assert_eq!(
+            unescape_backquoted(r"echo \`curl x\`", false),
+            "echo `curl x`"
+        );
+        assert_eq!(unescape_backquoted(r#"echo \"a\""#, false), r#"echo \"a\""#);
+        assert_eq!(unescape_backquoted(r#"echo \"a\""#, true), r#"echo "a""#);
+        assert_eq!(unescape_backquoted(r"a\\b\$c\d", false), r"a\b$c\d");
     }
 
     #[test]

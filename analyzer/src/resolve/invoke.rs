@@ -61,6 +61,18 @@ impl<'c> Resolver<'c> {
             self.record(leaf(Some(name), v), Output::default());
             return;
         }
+        // A call to a function the script defined earlier runs its body,
+        // which was analyzed where it was defined. Wrappers run programs,
+        // never shell functions.
+        if wrappers == 0
+            && frame
+                .functions
+                .iter()
+                .any(|(f, end)| *f == name && *end <= name_arg.span.start)
+        {
+            self.record(leaf(Some(name), Verdict::Safe), Output::default());
+            return;
+        }
         let program = if name.contains('/') {
             match self.catalog.system_program(&name) {
                 Some(base) => base.to_string(),
@@ -333,7 +345,8 @@ fn glob_can_reach_escape(entry: &Entry, pattern: &str) -> bool {
             return glob_match(pattern, w);
         }
         if esc.contains.is_some() {
-            return true;
+            // A file name with that text is data, not an option.
+            return false;
         }
         // Options: any expansion that can start with `-` (or the prefix).
         let start = esc.prefix.as_deref().unwrap_or("-");

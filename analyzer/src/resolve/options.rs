@@ -2,7 +2,7 @@
 //! finds where the wrapped program starts, and which options were given.
 
 use crate::catalog::Entry;
-use crate::resolve::args::{is_assignment, Arg};
+use crate::resolve::args::Arg;
 
 #[derive(Debug, Default)]
 pub struct Parsed {
@@ -126,7 +126,7 @@ pub fn parse(entry: &Entry, args: &[Arg], mode: Mode) -> Result<Parsed, String> 
             i += 1;
             continue;
         }
-        if entry.assignments && p.command.is_none() && is_assignment(s) {
+        if entry.assignments && p.command.is_none() && s.find('=').is_some_and(|i| i > 0) {
             let (name, _) = s.split_once('=').unwrap_or((s, ""));
             p.assignments.push((name.to_string(), arg.clone()));
             i += 1;

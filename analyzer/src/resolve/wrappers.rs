@@ -168,7 +168,9 @@ impl<'c> Resolver<'c> {
                     }
                     _ => {}
                 }
-                if !command.is_empty() {
+                if !entry.no_command_options.is_empty() && parsed.saw(&entry.no_command_options) {
+                    // `command -v x`, `sudo -l`, `taskset -p`: nothing is run.
+                } else if !command.is_empty() {
                     self.invoke(&command, &inner, feed, wrappers + 1);
                 } else if !entry.shell_options.is_empty() && parsed.saw(&entry.shell_options) {
                     verdict = verdict.max(self.add(
@@ -225,10 +227,10 @@ impl<'c> Resolver<'c> {
 
     fn trap(&mut self, rest: &[Arg], frame: &Frame) -> Verdict {
         let mut rest = rest;
-        match rest.first().and_then(Arg::text) {
+        match rest.first().map(Arg::text) {
             None => return Verdict::Safe,
-            Some("-l") | Some("-p") | Some("-P") => return Verdict::Safe,
-            Some("--") => rest = &rest[1..],
+            Some(Some("-l" | "-p" | "-P")) => return Verdict::Safe,
+            Some(Some("--")) => rest = &rest[1..],
             _ => {}
         }
         // One operand alone is a signal to reset, not an action.

