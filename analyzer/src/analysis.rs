@@ -50,18 +50,38 @@ pub struct Invocation {
     pub verdict: Verdict,
 }
 
+/// A file redirect anywhere in the command (embedded scripts included), for
+/// path policies and taint: `cat < .env`, `bash -c 'ls > out'`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RedirectUse {
+    /// The operator as written: `>`, `>>`, `<`, `&>`, `>&`, `<>`...
+    pub op: String,
+    /// The file descriptor written before the operator, if any.
+    pub fd: Option<String>,
+    /// The target after quote removal; `None` when only known at run time.
+    pub target: Option<String>,
+    pub span: Span,
+    pub via: Vec<String>,
+}
+
 /// The result of analyzing one command.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Analysis {
     pub verdict: Verdict,
     pub invocations: Vec<Invocation>,
     pub findings: Vec<Finding>,
+    /// Every file redirect, in the order met.
+    pub redirects: Vec<RedirectUse>,
 }
 
 impl Analysis {
     /// Builds an analysis whose verdict is the worst of its findings:
     /// one place decides, so a verdict can never disagree with its reasons.
-    pub fn new(invocations: Vec<Invocation>, mut findings: Vec<Finding>) -> Analysis {
+    pub fn new(
+        invocations: Vec<Invocation>,
+        mut findings: Vec<Finding>,
+        redirects: Vec<RedirectUse>,
+    ) -> Analysis {
         findings.sort_by(|a, b| {
             (a.span.start, a.rule, a.span.end).cmp(&(b.span.start, b.rule, b.span.end))
         });
@@ -75,6 +95,7 @@ impl Analysis {
             verdict,
             invocations,
             findings,
+            redirects,
         }
     }
 

@@ -28,7 +28,7 @@ pub mod span;
 pub mod verdict;
 pub mod word;
 
-pub use analysis::{Analysis, Finding, Invocation};
+pub use analysis::{Analysis, Finding, Invocation, RedirectUse};
 pub use catalog::Catalog;
 pub use limits::Limits;
 pub use rules::{Rule, RuleInfo, RULES};
@@ -60,7 +60,7 @@ pub fn analyze_with(command: &str, catalog: &Catalog, limits: &Limits) -> Analys
             message: "the command is empty".into(),
         });
     }
-    Analysis::new(r.invocations, findings)
+    Analysis::new(r.invocations, findings, r.redirects)
 }
 
 /// Analyzes raw bytes: invalid UTF-8 is never `safe`; the text is still
@@ -78,7 +78,7 @@ pub fn analyze_bytes(bytes: &[u8]) -> Analysis {
                 span: Span::new(at, at + e.error_len().unwrap_or(1)),
                 message: format!("the command is not valid UTF-8 (at byte {at})"),
             });
-            Analysis::new(a.invocations, findings)
+            Analysis::new(a.invocations, findings, a.redirects)
         }
     }
 }

@@ -601,3 +601,29 @@ fn invocations_are_resolved() {
     let a = analyze("cat $f");
     assert_eq!(a.invocations[0].args, vec![None]);
 }
+
+#[test]
+fn redirects_are_listed_with_their_targets() {
+    let a = analyze("cat < .env > out.txt; bash -c 'ls 2>> log' && echo x > $f");
+    let got: Vec<(&str, Option<&str>, Option<&str>, usize)> = a
+        .redirects
+        .iter()
+        .map(|r| {
+            (
+                r.op.as_str(),
+                r.fd.as_deref(),
+                r.target.as_deref(),
+                r.via.len(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("<", None, Some(".env"), 0),
+            (">", None, Some("out.txt"), 0),
+            (">>", Some("2"), Some("log"), 1),
+            (">", None, None, 0),
+        ]
+    );
+}

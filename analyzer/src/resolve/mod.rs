@@ -10,7 +10,7 @@ mod wrappers;
 
 use std::rc::Rc;
 
-use crate::analysis::{Finding, Invocation};
+use crate::analysis::{Finding, Invocation, RedirectUse};
 use crate::catalog::Catalog;
 use crate::ir::{Command, Redirect, RedirectTarget, Simple};
 use crate::limits::Limits;
@@ -100,6 +100,7 @@ pub struct Resolver<'c> {
     limits: &'c Limits,
     pub findings: Vec<Finding>,
     pub invocations: Vec<Invocation>,
+    pub redirects: Vec<RedirectUse>,
     outputs: Vec<Output>,
 }
 
@@ -110,6 +111,7 @@ impl<'c> Resolver<'c> {
             limits,
             findings: Vec::new(),
             invocations: Vec::new(),
+            redirects: Vec::new(),
             outputs: Vec::new(),
         }
     }
@@ -343,6 +345,13 @@ impl<'c> Resolver<'c> {
         match &r.target {
             RedirectTarget::File(w) => {
                 self.word(w, frame);
+                self.redirects.push(RedirectUse {
+                    op: r.op.clone(),
+                    fd: r.fd.clone(),
+                    target: w.static_value(),
+                    span: frame.map.map(r.span),
+                    via: frame.via.clone(),
+                });
                 let is_procsub = matches!(w.parts.as_slice(),
                     [Part::Dynamic(d)] if d.kind == DynKind::ProcessSubstitution);
                 match w.value() {
