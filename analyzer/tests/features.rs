@@ -605,8 +605,9 @@ fn invocations_are_resolved() {
 #[test]
 fn redirects_are_listed_with_their_targets() {
     let a = analyze("cat < .env > out.txt; bash -c 'ls 2>> log' && echo x > $f");
-    let got: Vec<(&str, Option<&str>, Option<&str>, usize)> = a
-        .redirects
+    let mut redirects = a.redirects.clone();
+    redirects.sort_by_key(|r| r.span.start);
+    let got: Vec<(&str, Option<&str>, Option<&str>, usize)> = redirects
         .iter()
         .map(|r| {
             (
