@@ -1,0 +1,528 @@
+//! Runs the analyzer over records, guarded against panics and hangs, and
+//! tallies what the report shows: escapes, network recall, friction,
+//! parse coverage, verdict mix, the commonest reasons for `unknown`, time.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::panic::{self, AssertUnwindSafe};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use bashgate_analyzer::{analyze, Analysis, Rule, Verdict};
+
+use crate::case::CaseFile;
+use crate::check;
+use crate::external::{self, Expect, Record, Reviewed, SetSpec, SETS};
+use crate::tally::Tally;
+
+/// One analysis, with a panic caught and the time it took.
+pub struct Guarded {
+    pub result: Result<Analysis, String>,
+    pub elapsed: Duration,
+}
+
+/// Analyzes `command`, turning a panic into an error message.
+pub fn analyze_guarded(command: &str) -> Guarded {
+    let start = Instant::now();
+    let result = panic::catch_unwind(AssertUnwindSafe(|| analyze(command))).map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_string())
+    });
+    Guarded {
+        result,
+        elapsed: start.elapsed(),
+    }
+}
+
+/// How many records got each verdict.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mix {
+    pub safe: usize,
+    pub unknown: usize,
+    pub network: usize,
+}
+
+impl Mix {
+    pub fn add(&mut self, v: Verdict) {
+        match v {
+            Verdict::Safe => self.safe += 1,
+            Verdict::Unknown => self.unknown += 1,
+            Verdict::Network => self.network += 1,
+        }
+    }
+
+    pub fn total(&self) -> usize {
+        self.safe + self.unknown + self.network
+    }
+}
+
+/// A record worth naming in the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub line: usize,
+    pub group: String,
+    pub name: String,
+    /// The verdict, or `None` when the analyzer panicked.
+    pub got: Option<Verdict>,
+    /// The panic message, or the command for the project's own cases.
+    pub detail: String,
+}
+
+/// Everything counted over one set.
+#[derive(Debug, Default)]
+pub struct Stats {
+    pub records: usize,
+    pub mix: Mix,
+    /// Records whose analysis has no parse-error finding.
+    pub parse_clean: usize,
+    pub panics: Vec<Note>,
+    /// Records that must never be `safe`, and those that were.
+    pub never_safe: usize,
+    pub escapes: Vec<Note>,
+    /// Records that reach the network by definition, and those not `network`.
+    pub network_expected: usize,
+    pub network_misses: Vec<Note>,
+    /// Records the grammar's own tests say parse cleanly, and those that did not.
+    pub parse_expected: usize,
+    pub parse_misses: Vec<Note>,
+    /// Own corpus: cases labeled `safe`, and those that were not (friction).
+    pub benign: usize,
+    pub friction: Vec<Note>,
+    /// Own corpus: cases whose verdict differs from the label.
+    pub mismatches: Vec<Note>,
+    /// Aliases: pairs compared, and pairs classed differently.
+    pub alias_pairs: usize,
+    pub alias_differs: Vec<Note>,
+    /// Among `unknown` records: the rules behind it and the programs in it.
+    pub unknown_rules: Tally,
+    pub unknown_programs: Tally,
+    /// Among `network` records: the programs that reach the network.
+    pub network_programs: Tally,
+    /// Verdict mix per group (function, section, page...).
+    pub groups: BTreeMap<String, Mix>,
+    pub time: Duration,
+    pub slowest: Option<(Note, Duration)>,
+}
+
+impl Stats {
+    /// Counts one record's analysis.
+    pub fn add(&mut self, rec: &Record, g: Guarded) {
+        self.records += 1;
+        self.time += g.elapsed;
+        let note = |got: Option<Verdict>, detail: String| Note {
+            line: rec.line,
+            group: rec.group.clone(),
+            name: rec.name.clone(),
+            got,
+            detail,
+        };
+        let a = match g.result {
+            Ok(a) => a,
+            Err(msg) => {
+                self.panics.push(note(None, msg));
+                return;
+            }
+        };
+        let v = a.verdict;
+        if self.slowest.as_ref().is_none_or(|(_, d)| g.elapsed > *d) {
+            self.slowest = Some((note(Some(v), String::new()), g.elapsed));
+        }
+        self.mix.add(v);
+        self.groups.entry(rec.group.clone()).or_default().add(v);
+        let parsed = !a.has_rule(Rule::ParseError);
+        if parsed {
+            self.parse_clean += 1;
+        }
+        let own = rec.expect.exact.map(|_| check::one_line(&rec.command));
+        let detail = || own.clone().unwrap_or_default();
+        self.check_expectations(&rec.expect, &a, parsed, |v| note(Some(v), detail()));
+        self.count_reasons(&a);
+    }
+
+    fn check_expectations(
+        &mut self,
+        e: &Expect,
+        a: &Analysis,
+        parsed: bool,
+        note: impl Fn(Verdict) -> Note,
+    ) {
+        let v = a.verdict;
+        if e.never_safe {
+            self.never_safe += 1;
+            if v == Verdict::Safe {
+                self.escapes.push(note(v));
+            }
+        }
+        if e.network {
+            self.network_expected += 1;
+            if v != Verdict::Network {
+                self.network_misses.push(note(v));
+            }
+        }
+        if e.parse_clean {
+            self.parse_expected += 1;
+            if !parsed {
+                self.parse_misses.push(note(v));
+            }
+        }
+        if let Some(exact) = e.exact {
+            if exact == Verdict::Safe {
+                self.benign += 1;
+                if v != Verdict::Safe {
+                    self.friction.push(note(v));
+                }
+            }
+            if v != exact {
+                self.mismatches.push(note(v));
+            }
+        }
+    }
+
+    fn count_reasons(&mut self, a: &Analysis) {
+        match a.verdict {
+            Verdict::Unknown => {
+                let rules: BTreeSet<&str> = a
+                    .findings
+                    .iter()
+                    .filter(|f| f.verdict() == Verdict::Unknown)
+                    .map(|f| f.rule.id())
+                    .collect();
+                rules.iter().for_each(|r| self.unknown_rules.add(r));
+                for p in programs(a, Verdict::Unknown) {
+                    self.unknown_programs.add(p);
+                }
+            }
+            Verdict::Network => {
+                for p in programs(a, Verdict::Network) {
+                    self.network_programs.add(p);
+                }
+            }
+            Verdict::Safe => {}
+        }
+    }
+
+    /// Compares an alias (`a`) with the program it aliases (`b`), both
+    /// analyzed bare.
+    fn add_alias(&mut self, rec: &Record, alias_of: &str, a: Guarded, b: Guarded) {
+        self.alias_pairs += 1;
+        let verdict = |g: &Guarded| g.result.as_ref().ok().map(|a| a.verdict);
+        let (va, vb) = (verdict(&a), verdict(&b));
+        if va != vb {
+            let show = |v: Option<Verdict>| v.map_or("panic", Verdict::as_str);
+            self.alias_differs.push(Note {
+                line: rec.line,
+                group: String::new(),
+                name: rec.name.clone(),
+                got: va,
+                detail: format!(
+                    "`{}` is {}, `{alias_of}` is {}",
+                    rec.command,
+                    show(va),
+                    show(vb)
+                ),
+            });
+        }
+        self.add(rec, a);
+    }
+
+    /// Share of `part` in `whole`, as a percentage with one decimal.
+    pub fn percent(part: usize, whole: usize) -> String {
+        if whole == 0 {
+            "n/a".to_string()
+        } else {
+            format!("{:.1}%", part as f64 * 100.0 / whole as f64)
+        }
+    }
+}
+
+/// The distinct programs whose own verdict is `v`.
+fn programs(a: &Analysis, v: Verdict) -> BTreeSet<&str> {
+    a.invocations
+        .iter()
+        .filter(|i| i.verdict == v)
+        .filter_map(|i| i.program.as_deref())
+        .collect()
+}
+
+/// One set to evaluate.
+pub struct Job {
+    pub name: String,
+    pub spec: Option<&'static SetSpec>,
+    pub records: Vec<Record>,
+}
+
+/// One evaluated set.
+pub struct SetResult {
+    pub name: String,
+    pub spec: Option<&'static SetSpec>,
+    pub stats: Stats,
+}
+
+/// A record that took longer than the hang limit.
+#[derive(Debug, thiserror::Error)]
+#[error("analysis hung: {set} record {line} ran for more than {} ms", limit.as_millis())]
+pub struct Hang {
+    pub set: String,
+    pub line: usize,
+    pub limit: Duration,
+}
+
+/// Evaluates every job on a worker thread while this thread watches for a
+/// record that runs longer than `hang_after`. On a hang the worker is left
+/// behind (it cannot be stopped) and the hang is returned.
+pub fn run_jobs(jobs: Vec<Job>, hang_after: Duration) -> Result<Vec<SetResult>, Hang> {
+    run_jobs_with(jobs, hang_after, analyze_guarded)
+}
+
+/// [`run_jobs`] with the analysis function given.
+pub fn run_jobs_with<F>(jobs: Vec<Job>, hang_after: Duration, f: F) -> Result<Vec<SetResult>, Hang>
+where
+    F: Fn(&str) -> Guarded + Send + 'static,
+{
+    let names: Vec<String> = jobs.iter().map(|j| j.name.clone()).collect();
+    let current: Arc<Mutex<Option<(usize, usize, Instant)>>> = Arc::default();
+    let seen = Arc::clone(&current);
+    let worker = thread::spawn(move || {
+        let mut out = Vec::new();
+        for (i, job) in jobs.into_iter().enumerate() {
+            let mut stats = Stats::default();
+            for rec in &job.records {
+                *seen.lock().unwrap_or_else(|e| e.into_inner()) =
+                    Some((i, rec.line, Instant::now()));
+                match &rec.alias_of {
+                    Some(of) => stats.add_alias(rec, of, f(&rec.command), f(of)),
+                    None => stats.add(rec, f(&rec.command)),
+                }
+            }
+            out.push(SetResult {
+                name: job.name,
+                spec: job.spec,
+                stats,
+            });
+        }
+        out
+    });
+    loop {
+        if worker.is_finished() {
+            return Ok(worker.join().unwrap_or_else(|e| panic::resume_unwind(e)));
+        }
+        let now = *current.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((i, line, started)) = now {
+            if started.elapsed() > hang_after {
+                return Err(Hang {
+                    set: names[i].clone(),
+                    line,
+                    limit: hang_after,
+                });
+            }
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The project's own cases as records: line is the case's position in its
+/// file, group the file's name.
+pub fn own_records(files: &[CaseFile]) -> Vec<Record> {
+    files
+        .iter()
+        .flat_map(|f| {
+            f.cases.iter().enumerate().map(|(i, c)| Record {
+                line: i + 1,
+                group: f.name.clone(),
+                name: String::new(),
+                command: c.command.clone(),
+                expect: Expect {
+                    never_safe: c.expect != Verdict::Safe,
+                    network: c.expect == Verdict::Network,
+                    parse_clean: false,
+                    exact: Some(c.expect),
+                },
+                alias_of: None,
+            })
+        })
+        .collect()
+}
+
+/// Which external sets to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Every set.
+    All,
+    /// Every set but the two large coverage sets (tldr, NL2Bash).
+    Labeled,
+}
+
+/// Why the evaluation could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    #[error(transparent)]
+    Load(#[from] external::LoadError),
+    #[error(transparent)]
+    Hang(#[from] Hang),
+}
+
+/// The whole evaluation.
+pub struct Evaluation {
+    pub own: SetResult,
+    /// The external sets, or why they were skipped.
+    pub external: Result<Vec<SetResult>, String>,
+    pub reviewed: Reviewed,
+    pub scope: Scope,
+}
+
+/// A record that runs longer than this is reported as a hang.
+pub const HANG_LIMIT: Duration = Duration::from_secs(10);
+
+/// Evaluates the own cases and, when `corpora` exists, the external sets.
+pub fn evaluate(files: &[CaseFile], corpora: &Path, scope: Scope) -> Result<Evaluation, EvalError> {
+    let reviewed = Reviewed::builtin();
+    let mut jobs = vec![Job {
+        name: "own corpus".into(),
+        spec: None,
+        records: own_records(files),
+    }];
+    let skipped = if corpora.is_dir() {
+        for spec in SETS {
+            if scope == Scope::Labeled && !has_labels(spec) {
+                continue;
+            }
+            jobs.push(Job {
+                name: spec.file.into(),
+                spec: Some(spec),
+                records: external::load_set(corpora, spec, &reviewed)?,
+            });
+        }
+        None
+    } else {
+        Some(format!(
+            "skipped: external corpora not found at {} (set {} to their folder)",
+            corpora.display(),
+            crate::paths::CORPORA_ENV
+        ))
+    };
+    let mut results = run_jobs(jobs, HANG_LIMIT)?;
+    let own = results.remove(0);
+    Ok(Evaluation {
+        own,
+        external: skipped.map_or(Ok(results), Err),
+        reviewed,
+        scope,
+    })
+}
+
+/// Sets other than the large unlabeled coverage sets.
+fn has_labels(spec: &SetSpec) -> bool {
+    !matches!(spec.kind, external::Kind::Tldr | external::Kind::Nl2bash)
+}
+
+impl Evaluation {
+    /// Every set, own corpus first.
+    pub fn sets(&self) -> impl Iterator<Item = &SetResult> {
+        std::iter::once(&self.own).chain(self.external.as_deref().unwrap_or(&[]).iter())
+    }
+
+    /// Escapes and panics over every set: what must be zero.
+    pub fn failures(&self) -> (usize, usize) {
+        self.sets().fold((0, 0), |(e, p), s| {
+            (e + s.stats.escapes.len(), p + s.stats.panics.len())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(cmd: &str, expect: Expect) -> Record {
+        Record {
+            line: 1,
+            group: "g".into(),
+            name: String::new(),
+            command: cmd.into(),
+            expect,
+            alias_of: None,
+        }
+    }
+
+    #[test]
+    fn counts_escapes_recall_and_friction() {
+        let mut s = Stats::default();
+        let never = Expect {
+            never_safe: true,
+            network: true,
+            ..Expect::default()
+        };
+        s.add(&record("ls", never), analyze_guarded("ls"));
+        s.add(&record("curl x", never), analyze_guarded("curl x"));
+        let benign = Expect {
+            exact: Some(Verdict::Safe),
+            ..Expect::default()
+        };
+        s.add(&record("make", benign), analyze_guarded("make"));
+        assert_eq!(s.records, 3);
+        assert_eq!((s.never_safe, s.escapes.len()), (2, 1));
+        assert_eq!((s.network_expected, s.network_misses.len()), (2, 1));
+        assert_eq!((s.benign, s.friction.len(), s.mismatches.len()), (1, 1, 1));
+        assert_eq!(s.friction[0].detail, "make");
+        assert_eq!(s.unknown_programs.get("make"), 1);
+        assert_eq!(s.network_programs.get("curl"), 1);
+        assert_eq!(
+            s.mix,
+            Mix {
+                safe: 1,
+                unknown: 1,
+                network: 1
+            }
+        );
+    }
+
+    #[test]
+    fn a_panic_is_caught_and_noted() {
+        let mut s = Stats::default();
+        let g = Guarded {
+            result: Err("boom".into()),
+            elapsed: Duration::ZERO,
+        };
+        s.add(&record("x", Expect::default()), g);
+        assert_eq!(s.panics.len(), 1);
+        assert_eq!(s.panics[0].detail, "boom");
+        assert_eq!(s.mix.total(), 0);
+    }
+
+    fn job(name: &str) -> Job {
+        Job {
+            name: name.into(),
+            spec: None,
+            records: vec![record("ls", Expect::default())],
+        }
+    }
+
+    #[test]
+    fn a_hang_is_reported_with_its_record() {
+        let slow = |c: &str| {
+            thread::sleep(Duration::from_millis(500));
+            analyze_guarded(c)
+        };
+        let err = run_jobs_with(vec![job("slow")], Duration::from_millis(50), slow);
+        let h = err.err().expect("the slow record is reported");
+        assert_eq!((h.set.as_str(), h.line), ("slow", 1));
+    }
+
+    #[test]
+    fn jobs_finish_in_order() {
+        let done = run_jobs(vec![job("a"), job("b")], HANG_LIMIT).expect("no hang");
+        let names: Vec<_> = done.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(done[1].stats.mix.safe, 1);
+    }
+
+    #[test]
+    fn percent_has_one_decimal() {
+        assert_eq!(Stats::percent(1, 3), "33.3%");
+        assert_eq!(Stats::percent(0, 0), "n/a");
+    }
+}

@@ -1,0 +1,136 @@
+//! The readable form of an analysis that the insta snapshots pin: one
+//! block per case with the command, the verdict against the label, what
+//! runs, and every finding with its rule, span and message.
+
+use std::fmt::Write;
+
+use bashgate_analyzer::{Analysis, Invocation, Span};
+
+use crate::case::Case;
+use crate::check;
+
+/// Renders every case of one category file.
+pub fn cases(items: &[(&Case, Analysis)]) -> String {
+    let mut s = String::new();
+    for (i, (case, analysis)) in items.iter().enumerate() {
+        if i > 0 {
+            s.push('\n');
+        }
+        s.push_str(&case_block(case, analysis));
+    }
+    s
+}
+
+/// Renders one case.
+pub fn case_block(case: &Case, analysis: &Analysis) -> String {
+    let mut s = String::new();
+    for (i, line) in case.command.split('\n').enumerate() {
+        let lead = if i == 0 { "$ " } else { "> " };
+        let _ = writeln!(s, "{lead}{line}");
+    }
+    let problems = check::problems(case, analysis);
+    if problems.is_empty() {
+        let _ = writeln!(s, "verdict: {}", analysis.verdict);
+    } else {
+        let _ = writeln!(
+            s,
+            "verdict: {}   MISMATCH: {}",
+            analysis.verdict,
+            problems.join("; ")
+        );
+    }
+    let _ = writeln!(s, "note: {}", case.note);
+    for inv in &analysis.invocations {
+        let _ = writeln!(s, "  run {}", invocation(inv));
+    }
+    for f in &analysis.findings {
+        let _ = writeln!(
+            s,
+            "  {} {} {} {}: {}",
+            f.rule.id(),
+            f.verdict(),
+            span(f.span),
+            excerpt(&case.command, f.span),
+            f.message
+        );
+    }
+    s
+}
+
+fn invocation(inv: &Invocation) -> String {
+    let mut s = match &inv.program {
+        Some(p) => quote(p),
+        None => "‹dynamic›".to_string(),
+    };
+    for a in &inv.args {
+        s.push(' ');
+        match a {
+            Some(a) => s.push_str(&quote(a)),
+            None => s.push_str("‹?›"),
+        }
+    }
+    let _ = write!(s, "  {} {}", span(inv.span), inv.verdict);
+    if !inv.via.is_empty() {
+        let _ = write!(s, " via {}", inv.via.join(" → "));
+    }
+    s
+}
+
+fn span(sp: Span) -> String {
+    format!("[{}..{}]", sp.start, sp.end)
+}
+
+/// The text under a span, on one line and at most 40 characters.
+pub fn excerpt(command: &str, sp: Span) -> String {
+    let text = command.get(sp.start..sp.end).unwrap_or("");
+    let flat = text.replace('\n', "⏎");
+    let mut out: String = flat.chars().take(40).collect();
+    if flat.chars().count() > 40 {
+        out.push('…');
+    }
+    format!("`{out}`")
+}
+
+/// An argument as a shell word: bare when plain, single-quoted otherwise.
+pub fn quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        let mut q = String::from("'");
+        for c in word.chars() {
+            match c {
+                '\'' => q.push_str("'\\''"),
+                '\n' => q.push_str("'$'\\n''"),
+                _ => q.push(c),
+            }
+        }
+        q.push('\'');
+        q
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quotes_only_when_needed() {
+        assert_eq!(quote("-la"), "-la");
+        assert_eq!(quote("a b"), "'a b'");
+        assert_eq!(quote("it's"), "'it'\\''s'");
+        assert_eq!(quote(""), "''");
+    }
+
+    #[test]
+    fn excerpt_is_bounded_and_flat() {
+        let cmd = "echo a\nb";
+        assert_eq!(excerpt(cmd, Span::new(0, 8)), "`echo a⏎b`");
+        let long = "x".repeat(50);
+        assert_eq!(excerpt(&long, Span::new(0, 50)).chars().count(), 43);
+        assert_eq!(excerpt("abc", Span::new(2, 9)), "``");
+    }
+}
