@@ -1,0 +1,52 @@
+//! Reproducers found by the fuzz targets, the properties and the
+//! differential oracle (see `fuzz/INBOX.md`, one test per entry, same name).
+//! Each asserts the sound answer, so it fails until the bug is fixed.
+
+use bashgate_analyzer::{analyze, Verdict};
+
+/// bash runs a program here, and it is not a provably local one.
+fn assert_not_safe(command: &str) {
+    let a = analyze(command);
+    assert_ne!(
+        a.verdict,
+        Verdict::Safe,
+        "`{command}` runs a program the analyzer does not see; analysis: {a:#?}"
+    );
+}
+
+#[test]
+fn arithmetic_evaluates_variable_subscript() {
+    for cmd in [
+        "x='a[$(curl)]'; echo $((x))",
+        "x='a[$(curl)]'; [[ x -eq 0 ]]",
+        "x='a[$(curl)]'; (( x ))",
+        "x='a[$(curl)]'; echo ${!x}",
+        "x='a[$(curl)]'; echo ${s:x}",
+        "x='a[$(curl)]'; let y=x",
+        "x='a[$(curl)]'; declare -i y=x",
+    ] {
+        assert_not_safe(cmd);
+    }
+}
+
+#[test]
+fn prompt_expansion_runs_substitution() {
+    assert_not_safe("x='$(curl)'; echo \"${x@P}\"");
+}
+
+#[test]
+fn unset_function_then_call() {
+    assert_not_safe("curl() { :; }; unset -f curl; curl x");
+    assert_not_safe("curl() { :; }; unset curl; curl x");
+}
+
+#[test]
+fn function_defined_in_background() {
+    assert_not_safe("curl() { :; } & curl x");
+}
+
+#[test]
+fn conditional_function_definition() {
+    assert_not_safe("false && curl() { :; }; curl x");
+    assert_not_safe("true || curl() { :; }; curl x");
+}
