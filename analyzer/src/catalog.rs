@@ -160,16 +160,26 @@ pub enum CatalogError {
     Entry { name: String, problem: String },
 }
 
-const BUILTIN: &str = include_str!("../catalog.toml");
+/// catalog.toml, converted to JSON by build.rs.
+const BUILTIN_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/catalog.json"));
 
 impl Catalog {
     /// The catalog compiled into the analyzer.
     pub fn builtin() -> &'static Catalog {
         static CATALOG: OnceLock<Catalog> = OnceLock::new();
         CATALOG.get_or_init(|| {
-            Catalog::from_toml(BUILTIN)
+            Catalog::from_json(BUILTIN_JSON)
                 .expect("the built-in catalog.toml is valid (checked by tests)")
         })
+    }
+
+    fn from_json(text: &str) -> Result<Catalog, CatalogError> {
+        let catalog: Catalog = serde_json::from_str(text).map_err(|e| CatalogError::Entry {
+            name: "(built-in)".into(),
+            problem: e.to_string(),
+        })?;
+        catalog.validate()?;
+        Ok(catalog)
     }
 
     pub fn from_toml(text: &str) -> Result<Catalog, CatalogError> {
@@ -288,6 +298,12 @@ fn strip_version(name: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn builtin_catalog_is_the_toml_file() {
+        let from_toml = Catalog::from_toml(include_str!("../catalog.toml")).unwrap();
+        assert_eq!(from_toml.programs.len(), Catalog::builtin().programs.len());
+    }
 
     #[test]
     fn builtin_catalog_loads() {
