@@ -49,7 +49,6 @@ pub fn analyze_with(command: &str, catalog: &Catalog, limits: &Limits) -> Analys
         embed_depth: 0,
         map: SpanMap::Offset(0),
         via: Vec::new(),
-        functions: Default::default(),
     };
     let any = r.script(command, &frame, &Feed::Inherited);
     let mut findings = r.findings;

@@ -136,7 +136,10 @@ fn every_place_code_runs() {
         ("cat <<\"EOF\"\n`curl x`\nEOF", S, &[]),
         ("for i in 1 2 3; do echo $i; done", S, &[]),
         ("if [ -f x ]; then cat x; else echo no; fi", S, &[]),
-        ("f() { ls; }; f", S, &[]),
+        // A call may run the function or a program of that name (the
+        // definition can be conditional, backgrounded or unset): both count.
+        ("f() { ls; }; f", U, &["BG201"]),
+        ("curl() { :; }; curl x", N, &["BG101"]),
     ]);
 }
 

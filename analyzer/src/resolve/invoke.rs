@@ -61,18 +61,6 @@ impl<'c> Resolver<'c> {
             self.record(leaf(Some(name), v), Output::default());
             return;
         }
-        // A call to a function the script defined earlier runs its body,
-        // which was analyzed where it was defined. Wrappers run programs,
-        // never shell functions.
-        if wrappers == 0
-            && frame
-                .functions
-                .iter()
-                .any(|(f, end)| *f == name && *end <= name_arg.span.start)
-        {
-            self.record(leaf(Some(name), Verdict::Safe), Output::default());
-            return;
-        }
         let program = if name.contains('/') {
             match self.catalog.system_program(&name) {
                 Some(base) => base.to_string(),

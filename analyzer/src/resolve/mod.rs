@@ -8,8 +8,6 @@ mod options;
 mod shells;
 mod wrappers;
 
-use std::rc::Rc;
-
 use crate::analysis::{Finding, Invocation, RedirectUse};
 use crate::catalog::Catalog;
 use crate::ir::{Command, Redirect, RedirectTarget, Simple};
@@ -58,9 +56,6 @@ pub struct Frame {
     pub embed_depth: usize,
     pub map: SpanMap,
     pub via: Vec<String>,
-    /// Functions this script defines unconditionally, with the offset where
-    /// each definition ends: a call after that runs the (analyzed) body.
-    pub functions: Rc<Vec<(String, usize)>>,
 }
 
 impl Frame {
@@ -221,12 +216,6 @@ impl<'c> Resolver<'c> {
             );
         }
         let any = !lowered.commands.is_empty() || !lowered.errors.is_empty();
-        let mut functions = Vec::new();
-        defined_functions(&lowered.commands, &mut functions);
-        let frame = &Frame {
-            functions: Rc::new(functions),
-            ..frame.clone()
-        };
         self.commands(&lowered.commands, frame, feed);
         any
     }
@@ -386,20 +375,6 @@ impl<'c> Resolver<'c> {
     fn record(&mut self, inv: Invocation, out: Output) {
         self.invocations.push(inv);
         self.outputs.push(out);
-    }
-}
-
-/// Functions defined at the top level of a script (directly or in `;`,
-/// `&&` lists), not inside conditionals or subshells.
-fn defined_functions(cmds: &[Command], out: &mut Vec<(String, usize)>) {
-    for c in cmds {
-        match c {
-            Command::Function(f) => out.push((f.name.clone(), f.span.end)),
-            Command::Compound(c) if c.kind == "list" || c.kind == "script" => {
-                defined_functions(&c.body, out)
-            }
-            _ => {}
-        }
     }
 }
 

@@ -275,7 +275,6 @@ impl<'c> Resolver<'c> {
                 v.push(label.to_string());
                 v
             },
-            functions: Default::default(),
         };
         self.script(text, &inner, feed);
     }
