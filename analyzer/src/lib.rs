@@ -51,6 +51,7 @@ pub fn analyze_with(command: &str, catalog: &Catalog, limits: &Limits) -> Analys
         via: Vec::new(),
     };
     let any = r.script(command, &frame, &Feed::Inherited);
+    r.finish();
     let mut findings = r.findings;
     if !any {
         findings.push(Finding {

@@ -24,11 +24,21 @@ pub struct Lowered {
     pub errors: Vec<Span>,
     /// Set when nesting went deeper than the limit; lowering stopped there.
     pub too_deep: Option<Span>,
+    /// Variables whose values bash evaluates as arithmetic (or as names):
+    /// `$((x))`, `(( x ))`, `[[ x -eq 1 ]]`, `${a[x]}`, `${s:x}`, `${!x}`.
+    pub arith_refs: Vec<(String, Span)>,
+    /// Loop variables (`for`/`select`) whose values are not all static.
+    pub dynamic_loop_vars: Vec<String>,
+    /// `${x@P}`: the value is expanded like a prompt, substitutions included.
+    pub prompt_expansions: Vec<Span>,
 }
 
 pub fn lower(root: Node, src: &str, max_depth: usize) -> Lowered {
     let mut l = Lowerer {
         in_double_quotes: false,
+        arith_refs: Vec::new(),
+        dynamic_loop_vars: Vec::new(),
+        prompt_expansions: Vec::new(),
         src,
         max_depth,
         errors: Vec::new(),
@@ -42,6 +52,9 @@ pub fn lower(root: Node, src: &str, max_depth: usize) -> Lowered {
         commands,
         errors: l.errors,
         too_deep: l.too_deep,
+        arith_refs: l.arith_refs,
+        dynamic_loop_vars: l.dynamic_loop_vars,
+        prompt_expansions: l.prompt_expansions,
     }
 }
 
@@ -115,6 +128,9 @@ const REDIRECTS: &[&str] = &["file_redirect", "heredoc_redirect", "herestring_re
 
 struct Lowerer<'a> {
     src: &'a str,
+    arith_refs: Vec<(String, Span)>,
+    dynamic_loop_vars: Vec<String>,
+    prompt_expansions: Vec<Span>,
     max_depth: usize,
     /// Inside a double-quoted string (changes backquote unescaping).
     in_double_quotes: bool,
@@ -192,13 +208,35 @@ impl<'a> Lowerer<'a> {
             "function_definition" => self.function(n, d),
             "list" => Command::Compound(self.compound(n, "list", d)),
             "subshell" => Command::Compound(self.compound(n, "subshell", d)),
-            "compound_statement" => Command::Compound(self.compound(n, "group", d)),
+            "compound_statement" => {
+                if self.text(n).starts_with("((") {
+                    self.arith_names(n);
+                }
+                Command::Compound(self.compound(n, "group", d))
+            }
             "if_statement" => Command::Compound(self.compound(n, "if", d)),
             "while_statement" => Command::Compound(self.compound(n, "while", d)),
-            "for_statement" => Command::Compound(self.compound(n, "for", d)),
-            "c_style_for_statement" => Command::Compound(self.compound(n, "for", d)),
+            "for_statement" => {
+                self.loop_variable(n);
+                Command::Compound(self.compound(n, "for", d))
+            }
+            "c_style_for_statement" => {
+                for field in ["initializer", "condition", "update"] {
+                    let mut cursor = n.walk();
+                    for part in n.children_by_field_name(field, &mut cursor) {
+                        self.arith_names(part);
+                    }
+                }
+                Command::Compound(self.compound(n, "for", d))
+            }
             "case_statement" => Command::Compound(self.compound(n, "case", d)),
-            "test_command" => Command::Compound(self.compound(n, "test", d)),
+            "test_command" => {
+                // `[[ ]]` evaluates -eq operands arithmetically; `[ ]` does not.
+                if self.text(n).starts_with("[[") {
+                    self.arith_tests(n);
+                }
+                Command::Compound(self.compound(n, "test", d))
+            }
             "negated_command" => Command::Compound(self.compound(n, "negation", d)),
             _ => Command::Compound(self.compound(n, "other", d)),
         })
@@ -933,6 +971,7 @@ impl<'a> Lowerer<'a> {
                 }));
             }
             "arithmetic_expansion" => {
+                self.arith_names(n);
                 let commands = self.commands_within(n, depth);
                 out.push(Part::Dynamic(Dynamic {
                     kind: DynKind::Arithmetic,
@@ -950,6 +989,9 @@ impl<'a> Lowerer<'a> {
                 }));
             }
             "simple_expansion" | "expansion" => {
+                if n.kind() == "expansion" {
+                    self.expansion_evaluations(n);
+                }
                 let commands = self.commands_within(n, depth);
                 out.push(Part::Dynamic(Dynamic {
                     kind: DynKind::Parameter,
@@ -997,6 +1039,121 @@ impl<'a> Lowerer<'a> {
         if end > pos {
             let lit = unescape_double_quoted(self.src.get(pos..end).unwrap_or(""));
             push_lit(out, lit, true);
+        }
+    }
+
+    /// Every variable named in an arithmetic expression, without recursion.
+    fn arith_names(&mut self, n: Node) {
+        let mut stack = vec![n];
+        let mut steps = 0;
+        while let Some(node) = stack.pop() {
+            steps += 1;
+            if steps > 10_000 {
+                break;
+            }
+            match node.kind() {
+                "command_substitution" | "process_substitution" => continue,
+                "variable_name" => {
+                    self.arith_refs
+                        .push((self.text(node).to_string(), span(node)));
+                    continue;
+                }
+                "word" => {
+                    let t = self.text(node);
+                    if is_identifier(t) {
+                        self.arith_refs.push((t.to_string(), span(node)));
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.named_children(&mut cursor));
+        }
+    }
+
+    /// `[[ a -eq b ]]` and kin evaluate both operands arithmetically.
+    fn arith_tests(&mut self, n: Node) {
+        let mut stack = vec![n];
+        while let Some(node) = stack.pop() {
+            if node.kind() == "binary_expression" {
+                let arithmetic = node
+                    .child_by_field_name("operator")
+                    .or_else(|| {
+                        let mut c = node.walk();
+                        let found = node
+                            .named_children(&mut c)
+                            .find(|c| c.kind() == "test_operator");
+                        found
+                    })
+                    .is_some_and(|op| {
+                        matches!(self.text(op), "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge")
+                    });
+                if arithmetic {
+                    self.arith_names(node);
+                    continue;
+                }
+            }
+            if matches!(node.kind(), "command_substitution" | "process_substitution") {
+                continue;
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.named_children(&mut cursor));
+        }
+    }
+
+    /// `${a[i]}`, `${s:off:len}` and `${!x}` evaluate names; `${x@P}` runs
+    /// substitutions held in the value.
+    fn expansion_evaluations(&mut self, n: Node) {
+        let mut cursor = n.walk();
+        let children: Vec<Node> = n.children(&mut cursor).collect();
+        let mut seen_name = false;
+        let mut after_colon = false;
+        for (i, c) in children.iter().enumerate() {
+            match c.kind() {
+                "!" if !seen_name => {
+                    if let Some(v) = children.get(i + 1).filter(|v| v.kind() == "variable_name") {
+                        self.arith_refs.push((self.text(*v).to_string(), span(*v)));
+                    }
+                }
+                "subscript" => {
+                    if let Some(index) = c.child_by_field_name("index") {
+                        self.arith_names(index);
+                    }
+                    seen_name = true;
+                }
+                "variable_name" if !seen_name => seen_name = true,
+                ":" => after_colon = true,
+                "@" => {
+                    if children
+                        .get(i + 1)
+                        .is_some_and(|o| self.text(*o).contains('P'))
+                    {
+                        self.prompt_expansions.push(span(n));
+                    }
+                }
+                _ if after_colon && c.is_named() => self.arith_names(*c),
+                _ => {}
+            }
+        }
+    }
+
+    /// `for x in WORDS`: the variable is dynamic unless every word is static.
+    fn loop_variable(&mut self, n: Node) {
+        let Some(var) = n.child_by_field_name("variable") else {
+            return;
+        };
+        let name = self.text(var).to_string();
+        let mut cursor = n.walk();
+        let values: Vec<Node> = n.children_by_field_name("value", &mut cursor).collect();
+        // No `in` list iterates over "$@".
+        let dynamic = values.is_empty()
+            || values.iter().any(|v| {
+                !matches!(v.kind(), "word" | "raw_string" | "number")
+                    || self.text(*v).contains(['*', '?', '[', '$', '`', '{'])
+            });
+        if dynamic {
+            self.dynamic_loop_vars.push(name);
         }
     }
 }
@@ -1060,6 +1217,12 @@ fn unescape_heredoc(src: &str) -> String {
         }
     }
     out
+}
+
+fn is_identifier(t: &str) -> bool {
+    !t.is_empty()
+        && !t.starts_with(|c: char| c.is_ascii_digit())
+        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 fn push_stage(stages: &mut Vec<Command>, cmd: Command) {

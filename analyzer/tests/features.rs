@@ -631,3 +631,33 @@ fn redirects_are_listed_with_their_targets() {
         ]
     );
 }
+
+#[test]
+fn arithmetic_on_run_time_values() {
+    table(&[
+        ("x='a[$(curl y)]'; echo $((x))", U, &["BG309"]),
+        ("x=$(cat f); echo $((x + 1))", U, &["BG309"]),
+        ("read n; (( n > 3 ))", U, &["BG309"]),
+        ("read n; [[ n -eq 1 ]]", U, &["BG309"]),
+        ("for f in *; do echo $((f)); done", U, &["BG309"]),
+        ("x=$1; echo ${s:x}", U, &["BG309"]),
+        ("x=$1; echo ${!x}", U, &["BG309"]),
+        ("x=$1; echo ${a[x]}", U, &["BG309"]),
+        ("x=$1; let y=x+1", U, &["BG309"]),
+        (
+            "mapfile -t a < f; for ((i=0; i<a; i++)); do :; done",
+            U,
+            &["BG309"],
+        ),
+        ("declare -i n; read n", U, &["BG309"]),
+        ("echo \"${x@P}\"", U, &["BG309"]),
+        // Static and arithmetic values are fine, and so are variables the
+        // command does not set.
+        ("x=5; echo $((x * 2))", S, &[]),
+        ("for i in 1 2 3; do echo $((i * 2)); done", S, &[]),
+        ("for ((i=0; i<10; i++)); do echo $i; done", S, &[]),
+        ("echo $((COLUMNS / 2))", S, &[]),
+        ("n=$(wc -l < f); [ \"$n\" -gt 3 ] && echo big", S, &[]),
+        ("read -r line; echo \"$line\"", S, &[]),
+    ]);
+}

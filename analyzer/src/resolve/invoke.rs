@@ -9,7 +9,7 @@ use crate::verdict::Verdict;
 use crate::word::Value;
 
 use super::args::Arg;
-use super::{Feed, Frame, Output, Resolver};
+use super::{runs_subscript, Feed, Frame, Output, Resolver};
 
 impl<'c> Resolver<'c> {
     /// Resolves `args[0]` with arguments `args[1..]`. `wrappers` counts the
@@ -177,7 +177,57 @@ impl<'c> Resolver<'c> {
             ),
         };
         verdict = verdict.max(v);
+        self.track_variables(canon, rest, frame);
         verdict.max(self.check_args(canon, entry, rest, frame))
+    }
+
+    /// Builtins that give variables run-time values or evaluate names
+    /// arithmetically, for [`Resolver::finish`].
+    fn track_variables(&mut self, canon: &str, rest: &[Arg], frame: &Frame) {
+        let idents = |args: &[Arg]| -> Vec<String> {
+            args.iter()
+                .filter_map(Arg::text)
+                .filter(|t| is_identifier(t))
+                .map(str::to_string)
+                .collect()
+        };
+        match canon {
+            "read" | "mapfile" | "getopts" => self.runtime_vars.extend(idents(rest)),
+            "printf" | "wait" => {
+                let flag = if canon == "printf" { "-v" } else { "-p" };
+                for w in rest.windows(2) {
+                    if w[0].text() == Some(flag) {
+                        self.runtime_vars.extend(idents(&w[1..]));
+                    }
+                }
+            }
+            "let" => {
+                for a in rest {
+                    if let Some(t) = a.text() {
+                        for name in t
+                            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                            .filter(|w| is_identifier(w))
+                        {
+                            self.arith_refs.push((
+                                name.to_string(),
+                                frame.map.map(a.span),
+                                frame.via.clone(),
+                            ));
+                        }
+                    }
+                }
+            }
+            "declare" | "typeset" | "local" | "export" | "readonly" => {
+                let integer = rest
+                    .iter()
+                    .filter_map(Arg::text)
+                    .any(|t| t.starts_with('-') && !t.starts_with("--") && t.contains('i'));
+                if integer && self.integer_attribute.is_none() {
+                    self.integer_attribute = Some((frame.map.map(rest[0].span), frame.via.clone()));
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Escape options, opaque arguments, scripts and notes for one program.
@@ -375,9 +425,10 @@ fn names_a_variable(canon: &str, args: &[Arg], i: usize) -> bool {
     }
 }
 
-/// A name whose subscript holds a command substitution.
-fn runs_subscript(s: &str) -> bool {
-    s.contains('[') && (s.contains("$(") || s.contains('`'))
+fn is_identifier(t: &str) -> bool {
+    !t.is_empty()
+        && !t.starts_with(|c: char| c.is_ascii_digit())
+        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Whether the program decodes or transforms its input (base64 -d...).

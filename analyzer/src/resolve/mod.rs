@@ -8,6 +8,8 @@ mod options;
 mod shells;
 mod wrappers;
 
+use std::collections::HashSet;
+
 use crate::analysis::{Finding, Invocation, RedirectUse};
 use crate::catalog::Catalog;
 use crate::ir::{Command, Redirect, RedirectTarget, Simple};
@@ -97,6 +99,13 @@ pub struct Resolver<'c> {
     pub invocations: Vec<Invocation>,
     pub redirects: Vec<RedirectUse>,
     outputs: Vec<Output>,
+    /// Variables evaluated arithmetically, where, and through what.
+    arith_refs: Vec<(String, Span, Vec<String>)>,
+    /// Variables given a value only known at run time somewhere in the
+    /// command (`x=$(...)`, `read x`, `for x in $(...)`).
+    runtime_vars: HashSet<String>,
+    /// Where `declare -i` (or kin) gives variables the integer attribute.
+    integer_attribute: Option<(Span, Vec<String>)>,
 }
 
 impl<'c> Resolver<'c> {
@@ -108,6 +117,9 @@ impl<'c> Resolver<'c> {
             invocations: Vec::new(),
             redirects: Vec::new(),
             outputs: Vec::new(),
+            arith_refs: Vec::new(),
+            runtime_vars: HashSet::new(),
+            integer_attribute: None,
         }
     }
 
@@ -215,9 +227,58 @@ impl<'c> Resolver<'c> {
                 ),
             );
         }
+        for (name, sp) in &lowered.arith_refs {
+            self.arith_refs
+                .push((name.clone(), frame.map.map(*sp), frame.via.clone()));
+        }
+        self.runtime_vars
+            .extend(lowered.dynamic_loop_vars.iter().cloned());
+        for sp in &lowered.prompt_expansions {
+            self.add(
+                frame,
+                Rule::SubscriptEvaluation,
+                *sp,
+                "`@P` expands the value like a prompt, running any command substitution in it",
+            );
+        }
         let any = !lowered.commands.is_empty() || !lowered.errors.is_empty();
         self.commands(&lowered.commands, frame, feed);
         any
+    }
+
+    /// Findings that need the whole command seen: arithmetic on variables
+    /// whose values are only known at run time.
+    pub fn finish(&mut self) {
+        let refs = std::mem::take(&mut self.arith_refs);
+        for (name, span, via) in refs {
+            if self.runtime_vars.contains(&name) {
+                let mut message = format!(
+                    "`{name}` is evaluated arithmetically and gets its value at run time; a subscript in that value would run a command"
+                );
+                if !via.is_empty() {
+                    message = format!("{message} (inside {})", via.join(" → "));
+                }
+                self.findings.push(Finding {
+                    rule: Rule::SubscriptEvaluation,
+                    span,
+                    message,
+                });
+            }
+        }
+        if let Some((span, via)) = self.integer_attribute.take() {
+            if !self.runtime_vars.is_empty() {
+                let mut message =
+                    "integer variables evaluate assigned values arithmetically, and some values here are only known at run time".to_string();
+                if !via.is_empty() {
+                    message = format!("{message} (inside {})", via.join(" → "));
+                }
+                self.findings.push(Finding {
+                    rule: Rule::SubscriptEvaluation,
+                    span,
+                    message,
+                });
+            }
+        }
     }
 
     fn commands(&mut self, cmds: &[Command], frame: &Frame, feed: &Feed) {
@@ -291,6 +352,27 @@ impl<'c> Resolver<'c> {
         for a in &s.assignments {
             for v in &a.values {
                 self.word(v, frame);
+            }
+            match a.values.as_slice() {
+                [v] => match v.static_value() {
+                    Some(text) if runs_subscript(&text) => {
+                        self.add(
+                            frame,
+                            Rule::SubscriptEvaluation,
+                            a.span,
+                            format!("`{}` holds a subscript with a command substitution, which runs if the value is ever evaluated arithmetically", a.name),
+                        );
+                    }
+                    Some(_) => {}
+                    None => {
+                        self.runtime_vars.insert(a.name.clone());
+                    }
+                },
+                values => {
+                    if values.iter().any(|v| v.static_value().is_none()) {
+                        self.runtime_vars.insert(a.name.clone());
+                    }
+                }
             }
             if self.catalog.is_dangerous_variable(&a.name) {
                 self.add(
@@ -395,6 +477,11 @@ fn stdin_of(redirects: &[Redirect]) -> Option<Feed> {
         },
         RedirectTarget::File(_) => Feed::File,
     })
+}
+
+/// A value with an array subscript holding a command substitution.
+pub fn runs_subscript(s: &str) -> bool {
+    s.contains('[') && (s.contains("$(") || s.contains('`'))
 }
 
 /// A path bash turns into a socket. Collapses `//` and `/./` first, which
