@@ -1124,13 +1124,11 @@ impl<'a> Lowerer<'a> {
                 }
                 "variable_name" if !seen_name => seen_name = true,
                 ":" => after_colon = true,
-                "@" => {
-                    if children
-                        .get(i + 1)
-                        .is_some_and(|o| self.text(*o).contains('P'))
-                    {
-                        self.prompt_expansions.push(span(n));
-                    }
+                "@" if children
+                    .get(i + 1)
+                    .is_some_and(|o| self.text(*o).contains('P')) =>
+                {
+                    self.prompt_expansions.push(span(n));
                 }
                 _ if after_colon && c.is_named() => self.arith_names(*c),
                 _ => {}

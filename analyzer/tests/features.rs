@@ -519,8 +519,12 @@ fn limits_and_bad_input() {
     let deep = format!("{}curl x{}", "$(".repeat(300), ")".repeat(300));
     let a = analyze(&deep);
     assert_ne!(a.verdict, Verdict::Safe);
-    let embeds = format!("{}ls{}", "bash -c '".repeat(1), "'");
-    assert_eq!(analyze(&embeds).verdict, Verdict::Safe);
+    // Embedding within the depth limit is analyzed, not refused.
+    let mut embeds = String::from("ls");
+    for _ in 0..4 {
+        embeds = format!("bash -c {}", shell_quote(&embeds));
+    }
+    assert_eq!(analyze(&embeds).verdict, Verdict::Safe, "{embeds}");
     let mut nested = String::from("curl x");
     for _ in 0..12 {
         nested = format!("eval {}", shell_quote(&nested));

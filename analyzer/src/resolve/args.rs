@@ -55,15 +55,3 @@ impl Arg {
         self.text().map(str::to_string)
     }
 }
-
-/// `NAME=VALUE` with a valid shell name.
-pub fn is_assignment(s: &str) -> bool {
-    match s.split_once('=') {
-        Some((name, _)) => {
-            !name.is_empty()
-                && !name.starts_with(|c: char| c.is_ascii_digit())
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        }
-        None => false,
-    }
-}

@@ -131,15 +131,13 @@ impl<'c> Resolver<'c> {
                             ));
                         }
                     }
-                    Some("script") => {
-                        if parsed.scripts.is_empty() {
-                            return verdict.max(self.add(
-                                frame,
-                                Rule::ShellReadsStdin,
-                                name_span,
-                                "`script` without -c starts an interactive shell",
-                            ));
-                        }
+                    Some("script") if parsed.scripts.is_empty() => {
+                        return verdict.max(self.add(
+                            frame,
+                            Rule::ShellReadsStdin,
+                            name_span,
+                            "`script` without -c starts an interactive shell",
+                        ));
                     }
                     Some("flock") => {
                         // `flock FILE -c CMD` puts -c after the lock file.
@@ -160,11 +158,11 @@ impl<'c> Resolver<'c> {
                             }
                         }
                     }
-                    Some("watch") => {
-                        if !command.is_empty() && !parsed.saw(&["-x".into(), "--exec".into()]) {
-                            // watch joins its arguments and runs them with sh -c.
-                            return verdict.max(self.joined_script(&command, frame, "watch"));
-                        }
+                    // watch joins its arguments and runs them with sh -c.
+                    Some("watch")
+                        if !command.is_empty() && !parsed.saw(&["-x".into(), "--exec".into()]) =>
+                    {
+                        return verdict.max(self.joined_script(&command, frame, "watch"));
                     }
                     _ => {}
                 }
