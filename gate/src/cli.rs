@@ -2,6 +2,7 @@
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use bashgate_analyzer::{analyze_bytes, rules, Verdict};
@@ -22,6 +23,10 @@ pub const EXIT_NETWORK: u8 = 4;
     about = "Decides whether an AI agent's shell command may run."
 )]
 struct Cli {
+    /// Configuration file (default: $BASHGATE_CONFIG, ./.bashgate.toml,
+    /// then the user config directory's bashgate/config.toml).
+    #[arg(long, global = true, value_name = "PATH")]
+    config: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -56,10 +61,91 @@ enum Command {
         /// A rule id (BG101) or name (network-program).
         rule: String,
     },
+    /// Run as an agent's hook (reads the event JSON on stdin).
+    Hook {
+        #[command(subcommand)]
+        agent: HookAgent,
+    },
+    /// Install bashgate's hooks into an agent's settings.
+    Init {
+        #[command(subcommand)]
+        agent: InitAgent,
+    },
+    /// List recorded decisions, newest first.
+    Audit {
+        #[arg(long)]
+        session: Option<String>,
+        /// Bash, Read, WebFetch, mcp__server__tool...
+        #[arg(long)]
+        tool: Option<String>,
+        /// allow, deny, ask, or taint (PostToolUse records).
+        #[arg(long)]
+        decision: Option<String>,
+        /// always, denylist, allowlist, git-guard, paths, plugin, cascade, service...
+        #[arg(long)]
+        layer: Option<String>,
+        /// A rule id such as BG410.
+        #[arg(long)]
+        rule: Option<String>,
+        /// Only records newer than this: 90s, 15m, 2h, 7d, or unix seconds.
+        #[arg(long)]
+        since: Option<String>,
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show or clear a session's taint.
+    Taint {
+        #[command(subcommand)]
+        action: TaintAction,
+    },
+    /// Check the configuration and say where it was found.
+    Config,
+}
+
+#[derive(Subcommand)]
+enum HookAgent {
+    /// Claude Code PreToolUse / PostToolUse command hook.
+    Claude,
+}
+
+#[derive(Subcommand)]
+enum InitAgent {
+    /// Add the hooks to .claude/settings.json, keeping what is there.
+    Claude {
+        /// The project directory (default: the current directory).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Write to ~/.claude/settings.json instead of the project's.
+        #[arg(long, conflicts_with = "dir")]
+        user: bool,
+        /// The hook command (default: this executable's path + " hook claude").
+        #[arg(long)]
+        command: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum TaintAction {
+    /// Print a session's taint flags and what set them.
+    Show {
+        #[arg(long)]
+        session: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Forget a session's taint and Cop cache.
+    Clear {
+        #[arg(long)]
+        session: String,
+    },
 }
 
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
+    let config_flag = cli.config;
     match cli.command {
         Command::Check {
             json,
@@ -91,6 +177,13 @@ pub fn run() -> ExitCode {
                     r.summary
                 );
             }
+            for r in crate::rules::GATE_RULES {
+                let _ = writeln!(
+                    out,
+                    "{}  {:<22} {:<8} {}",
+                    r.id, r.name, "policy", r.summary
+                );
+            }
             ExitCode::SUCCESS
         }
         Command::Explain { rule } => match rules::lookup(&rule) {
@@ -98,11 +191,58 @@ pub fn run() -> ExitCode {
                 print!("{}", render::explain(info));
                 ExitCode::SUCCESS
             }
-            None => {
-                eprintln!("bashgate explain: no rule `{rule}`; `bashgate rules` lists them");
-                ExitCode::from(EXIT_ERROR)
+            None => match crate::rules::lookup(&rule) {
+                Some(r) => {
+                    println!("{} {} (policy)\n\n{}", r.id, r.name, r.summary);
+                    ExitCode::SUCCESS
+                }
+                None => {
+                    eprintln!("bashgate explain: no rule `{rule}`; `bashgate rules` lists them");
+                    ExitCode::from(EXIT_ERROR)
+                }
+            },
+        },
+        Command::Hook {
+            agent: HookAgent::Claude,
+        } => {
+            crate::hook::claude::run(config_flag.as_deref());
+            ExitCode::SUCCESS
+        }
+        Command::Init {
+            agent: InitAgent::Claude { dir, user, command },
+        } => crate::commands::init_claude(dir, user, command),
+        Command::Audit {
+            session,
+            tool,
+            decision,
+            layer,
+            rule,
+            since,
+            limit,
+            json,
+        } => crate::commands::audit(
+            config_flag.as_deref(),
+            crate::audit::Filter {
+                session,
+                tool,
+                decision,
+                layer,
+                rule,
+                since_ms: None,
+                limit,
+            },
+            since,
+            json,
+        ),
+        Command::Taint { action } => match action {
+            TaintAction::Show { session, json } => {
+                crate::commands::taint_show(config_flag.as_deref(), &session, json)
+            }
+            TaintAction::Clear { session } => {
+                crate::commands::taint_clear(config_flag.as_deref(), &session)
             }
         },
+        Command::Config => crate::commands::config_check(config_flag.as_deref()),
     }
 }
 

@@ -1,8 +1,23 @@
 //! The `bashgate` command line.
 
+mod audit;
+mod cascade;
 mod cli;
+mod commands;
+mod config;
+mod cop;
+mod decision;
+mod engine;
+mod hook;
+mod init;
 mod jsonl;
+mod policy;
 mod render;
+mod rules;
+mod secret_paths;
+mod secrets;
+mod services;
+mod taint;
 
 use std::process::ExitCode;
 

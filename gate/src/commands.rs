@@ -1,0 +1,214 @@
+//! The gate's smaller subcommands: init, audit, taint, config.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::audit::{self, Audit, Filter};
+use crate::config::{self, Config};
+use crate::taint::Store;
+
+fn load_config(flag: Option<&Path>) -> Result<(config::Source, Config), ExitCode> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let source = config::discover(flag, &cwd);
+    match config::load(&source) {
+        Ok(c) => Ok((source, c)),
+        Err(e) => {
+            eprintln!("bashgate: {e}");
+            Err(ExitCode::from(1))
+        }
+    }
+}
+
+pub fn init_claude(dir: Option<PathBuf>, user: bool, command: Option<String>) -> ExitCode {
+    let path = if user {
+        match dirs::home_dir() {
+            Some(h) => h.join(".claude").join("settings.json"),
+            None => {
+                eprintln!("bashgate init: cannot find the home directory; use --dir");
+                return ExitCode::from(1);
+            }
+        }
+    } else {
+        dir.unwrap_or_else(|| PathBuf::from("."))
+            .join(".claude")
+            .join("settings.json")
+    };
+    let command = command.unwrap_or_else(crate::init::default_command);
+    match crate::init::claude(&path, &command) {
+        Ok(change) => {
+            let what = match change {
+                crate::init::Change::Created => "created",
+                crate::init::Change::Updated => "added the bashgate hooks to",
+                crate::init::Change::Unchanged => "already has the bashgate hooks:",
+            };
+            println!("bashgate init: {what} {}", path.display());
+            println!("  PreToolUse and PostToolUse (matcher \"*\") run: {command}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("bashgate init: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+pub fn audit(
+    flag: Option<&Path>,
+    mut filter: Filter,
+    since: Option<String>,
+    json: bool,
+) -> ExitCode {
+    let (_, c) = match load_config(flag) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    if let Some(s) = since {
+        match audit::parse_since(&s, crate::taint::now_ms() as i64) {
+            Some(ms) => filter.since_ms = Some(ms),
+            None => {
+                eprintln!("bashgate audit: --since `{s}` is not a duration (90s, 15m, 2h, 7d) or unix seconds");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let path = c
+        .audit
+        .path
+        .clone()
+        .unwrap_or_else(|| c.state_dir().join("audit.db"));
+    let rows = match Audit::new(path).query(&filter) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("bashgate audit: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let mut out = io::stdout().lock();
+    for r in &rows {
+        let line = if json {
+            serde_json::to_string(r).unwrap_or_default()
+        } else {
+            let taint = match (r.corruption, r.secret) {
+                (Some(c), Some(s)) => format!(
+                    " taint={}{}",
+                    if c { "C" } else { "-" },
+                    if s { "S" } else { "-" }
+                ),
+                _ => String::new(),
+            };
+            format!(
+                "{}  {:<5} {:<10} {:<12} {}{}{}  session={}{}\n    {}",
+                r.time,
+                r.decision,
+                r.layer,
+                r.tool,
+                r.rule
+                    .as_deref()
+                    .map(|x| format!("{x} "))
+                    .unwrap_or_default(),
+                r.verdict
+                    .as_deref()
+                    .map(|v| format!("[{v}] "))
+                    .unwrap_or_default(),
+                r.command
+                    .as_deref()
+                    .map(|c| crate::decision::excerpt(c, 100))
+                    .unwrap_or_default(),
+                r.session,
+                taint,
+                r.reason
+            )
+        };
+        if writeln!(out, "{line}").is_err() {
+            break;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+pub fn taint_show(flag: Option<&Path>, session: &str, json: bool) -> ExitCode {
+    let (_, c) = match load_config(flag) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    match Store::new(&c.state_dir()).load(session) {
+        Ok(s) => {
+            if json {
+                println!(
+                    "{}",
+                    serde_json::json!({"session": session, "taint": s.taint, "sources": s.sources})
+                );
+            } else {
+                println!("session {session}: {}", s.taint.describe());
+                for src in &s.sources {
+                    println!("  {:<10} {:<14} {}", src.flag, src.tool, src.detail);
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("bashgate taint: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+pub fn taint_clear(flag: Option<&Path>, session: &str) -> ExitCode {
+    let (_, c) = match load_config(flag) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    match Store::new(&c.state_dir()).clear(session) {
+        Ok(true) => {
+            println!("bashgate taint: cleared session {session}");
+            ExitCode::SUCCESS
+        }
+        Ok(false) => {
+            println!("bashgate taint: session {session} had no state");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("bashgate taint: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+pub fn config_check(flag: Option<&Path>) -> ExitCode {
+    let (source, c) = match load_config(flag) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let from = match &source {
+        config::Source::Flag(p) => format!("{} (--config)", p.display()),
+        config::Source::Env(p) => format!("{} ($BASHGATE_CONFIG)", p.display()),
+        config::Source::Project(p) => format!("{} (project)", p.display()),
+        config::Source::User(p) => format!("{} (user)", p.display()),
+        config::Source::Defaults => "built-in defaults (no configuration file found)".into(),
+    };
+    println!("configuration: {from}");
+    println!("state directory: {}", c.state_dir().display());
+    let mut layers = vec!["always"];
+    if c.denylist_enabled() {
+        layers.push("denylist");
+    }
+    if c.allowlist.enabled {
+        layers.push("allowlist");
+    }
+    if c.git_guard.enabled {
+        layers.push("git-guard");
+    }
+    if !c.allowed_dirs().is_empty() {
+        layers.push("paths");
+    }
+    if !c.plugins.is_empty() {
+        layers.push("plugins");
+    }
+    if c.taint.cascade {
+        layers.push("cascade");
+    }
+    println!("layers: {}", layers.join(" → "));
+    println!("on_error: {}", c.on_error.as_str());
+    ExitCode::SUCCESS
+}

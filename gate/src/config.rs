@@ -1,0 +1,713 @@
+//! The gate's configuration: TOML, found by `--config`, `BASHGATE_CONFIG`,
+//! `.bashgate.toml` in the working directory, then the user's config
+//! directory. Unknown keys and bad values are errors naming the key and the
+//! file. Every key and its default is documented in docs/configuration.md.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+
+/// What to answer when something the decision needs fails (the Cop, a
+/// plugin, the state directory, malformed hook input).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnError {
+    /// The seed's fail-open.
+    Allow,
+    /// Let the person decide (the default).
+    #[default]
+    Ask,
+    Deny,
+}
+
+impl OnError {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnError::Allow => "allow",
+            OnError::Ask => "ask",
+            OnError::Deny => "deny",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub on_error: OnError,
+    /// The workspace holds secrets: every session starts secret-tainted.
+    pub contains_secrets: bool,
+    /// Where taint state and the audit database live (overridden by
+    /// `BASHGATE_STATE_DIR`).
+    pub state_dir: Option<PathBuf>,
+    pub always: AlwaysConfig,
+    pub denylist: DenylistConfig,
+    pub allowlist: AllowlistConfig,
+    pub git_guard: GitGuardConfig,
+    pub paths: PathsConfig,
+    pub plugins: Vec<PluginConfig>,
+    pub taint: TaintConfig,
+    pub cop: CopConfig,
+    pub services: BTreeMap<String, ServiceConfig>,
+    pub workspace: WorkspaceConfig,
+    pub audit: AuditConfig,
+    pub hook: HookConfig,
+    /// Seed 002's `[bash]` table, accepted as written there. Its presence
+    /// turns the denylist on.
+    pub bash: Option<BashSection>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            on_error: OnError::Ask,
+            contains_secrets: false,
+            state_dir: None,
+            always: AlwaysConfig::default(),
+            denylist: DenylistConfig::default(),
+            allowlist: AllowlistConfig::default(),
+            git_guard: GitGuardConfig::default(),
+            paths: PathsConfig::default(),
+            plugins: Vec::new(),
+            taint: TaintConfig::default(),
+            cop: CopConfig::default(),
+            services: BTreeMap::new(),
+            workspace: WorkspaceConfig::default(),
+            audit: AuditConfig::default(),
+            hook: HookConfig::default(),
+            bash: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AlwaysConfig {
+    /// Deny `/dev/tcp` and `/dev/udp` redirects (reverse shells).
+    pub reverse_shells: bool,
+    /// Deny network or decoder output piped into a shell or interpreter.
+    pub remote_code: bool,
+}
+
+impl Default for AlwaysConfig {
+    fn default() -> Self {
+        AlwaysConfig {
+            reverse_shells: true,
+            remote_code: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DenylistConfig {
+    pub enabled: bool,
+    /// Extra banned programs (the user's `denied_commands`).
+    pub commands: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AllowlistConfig {
+    pub enabled: bool,
+    /// Replaces the built-in list of permitted programs.
+    pub commands: Option<Vec<String>>,
+    /// Added to the permitted programs.
+    pub extra_commands: Vec<String>,
+    /// pkill may only target these (replaces seed 003's list).
+    pub pkill_allowed: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GitGuardConfig {
+    pub enabled: bool,
+    pub subcommands: Vec<String>,
+    pub message: String,
+}
+
+pub const DEFAULT_GIT_MESSAGE: &str =
+    "Direct git push, pull and rebase are blocked in this workspace. \
+Commit your work locally and tell the person it is ready; they publish and sync branches.";
+
+impl Default for GitGuardConfig {
+    fn default() -> Self {
+        GitGuardConfig {
+            enabled: false,
+            subcommands: vec!["push".into(), "pull".into(), "rebase".into()],
+            message: DEFAULT_GIT_MESSAGE.into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PathsConfig {
+    /// Directories the agent may touch; empty means no path policy.
+    pub allowed_dirs: Vec<String>,
+    /// Ask the Cop (with the path prompt) about what static analysis cannot
+    /// settle; otherwise such commands count as `unknown`.
+    pub cop: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginConfig {
+    pub name: String,
+    /// Program and arguments; the request is written to its stdin as JSON.
+    pub command: Vec<String>,
+    #[serde(default = "default_plugin_timeout")]
+    pub timeout_ms: u64,
+    /// Tool names the plugin sees; empty means every tool.
+    #[serde(default)]
+    pub tools: Vec<String>,
+}
+
+fn default_plugin_timeout() -> u64 {
+    2000
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TaintConfig {
+    /// Run the taint cascade (seeds 000/001/004) after the policy layers.
+    pub cascade: bool,
+    /// Extra secret path patterns, added to seed 004's.
+    pub secret_paths: Vec<String>,
+    /// A Bash command that reaches the network (verdict `network`) sets
+    /// corruption taint when it has run: it read content from outside.
+    pub network_commands_corrupt: bool,
+}
+
+impl Default for TaintConfig {
+    fn default() -> Self {
+        TaintConfig {
+            cascade: true,
+            secret_paths: Vec::new(),
+            network_commands_corrupt: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    #[default]
+    Anthropic,
+    Openai,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CopConfig {
+    pub provider: Provider,
+    /// Default: `ANTHROPIC_BASE_URL` or https://api.anthropic.com;
+    /// `OPENAI_BASE_URL` or https://api.openai.com/v1.
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    /// Name of the environment variable holding the key.
+    pub api_key_env: Option<String>,
+    pub timeout_ms: u64,
+    pub max_tokens: u32,
+    /// Replaces seed 000's bash prompt.
+    pub bash_prompt: Option<String>,
+    /// Replaces the path prompt (`{allowed_dirs}` and `{cwd}` are filled in).
+    pub path_prompt: Option<String>,
+}
+
+impl Default for CopConfig {
+    fn default() -> Self {
+        CopConfig {
+            provider: Provider::Anthropic,
+            base_url: None,
+            model: None,
+            api_key_env: None,
+            timeout_ms: 10_000,
+            max_tokens: 256,
+            bash_prompt: None,
+            path_prompt: None,
+        }
+    }
+}
+
+/// `dangerous_writes`: false, true or "forbidden".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writes {
+    Safe,
+    Risky,
+    Forbidden,
+}
+
+impl<'de> Deserialize<'de> for Writes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Writes;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("false, true or \"forbidden\"")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Writes, E> {
+                Ok(if v { Writes::Risky } else { Writes::Safe })
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Writes, E> {
+                match v {
+                    "forbidden" => Ok(Writes::Forbidden),
+                    _ => Err(E::invalid_value(de::Unexpected::Str(v), &self)),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A service's trust (seed 004). Unset properties are true: a service is
+/// trusted only as far as it is declared.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServiceConfig {
+    #[serde(default = "yes")]
+    pub public_source: bool,
+    #[serde(default = "yes")]
+    pub secret_data: bool,
+    #[serde(default = "yes")]
+    pub public_sink: bool,
+    #[serde(default = "risky")]
+    pub dangerous_writes: Writes,
+    /// Tools of this service that only read; they are not gated as writes.
+    #[serde(default)]
+    pub read_tools: Vec<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn risky() -> Writes {
+    Writes::Risky
+}
+
+impl ServiceConfig {
+    /// Unknown services: every property true (maximum gating).
+    pub fn unknown() -> ServiceConfig {
+        ServiceConfig {
+            public_source: true,
+            secret_data: true,
+            public_sink: true,
+            dangerous_writes: Writes::Risky,
+            read_tools: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkspaceConfig {
+    /// An admin workspace: service gating is bypassed, and no public-source
+    /// service may be used (the clean room).
+    pub admin: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AuditConfig {
+    pub enabled: bool,
+    /// Default: `audit.db` in the state directory.
+    pub path: Option<PathBuf>,
+}
+
+impl Default for AuditConfig {
+    fn default() -> Self {
+        AuditConfig {
+            enabled: true,
+            path: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HookConfig {
+    /// The hook answers within this budget whatever happens (on_error when
+    /// it runs out). Keep it under the hook timeout in Claude Code's
+    /// settings (60 s by default).
+    pub budget_ms: u64,
+    /// Answer nothing instead of "allow", so Claude Code's own permission
+    /// rules still apply to what bashgate lets through.
+    pub defer_allow: bool,
+}
+
+impl Default for HookConfig {
+    fn default() -> Self {
+        HookConfig {
+            budget_ms: 50_000,
+            defer_allow: false,
+        }
+    }
+}
+
+/// Seed 002's `[bash]` table.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BashSection {
+    pub allowed_dirs: Vec<String>,
+    pub denied_commands: Vec<String>,
+}
+
+/// A configuration that could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{file}: cannot read: {source}")]
+    Read {
+        file: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{file}{}: {message}", location(*line, key))]
+    Invalid {
+        file: PathBuf,
+        key: Option<String>,
+        line: Option<usize>,
+        message: String,
+    },
+}
+
+fn location(line: Option<usize>, key: &Option<String>) -> String {
+    let mut s = String::new();
+    if let Some(l) = line {
+        s.push_str(&format!(":{l}"));
+    }
+    if let Some(k) = key {
+        s.push_str(&format!(": key `{k}`"));
+    }
+    s
+}
+
+#[cfg(test)]
+impl ConfigError {
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            ConfigError::Invalid { key, .. } => key.as_deref(),
+            ConfigError::Read { .. } => None,
+        }
+    }
+}
+
+/// Where the configuration came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Flag(PathBuf),
+    Env(PathBuf),
+    Project(PathBuf),
+    User(PathBuf),
+    Defaults,
+}
+
+impl Source {
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Source::Flag(p) | Source::Env(p) | Source::Project(p) | Source::User(p) => Some(p),
+            Source::Defaults => None,
+        }
+    }
+}
+
+/// Finds the configuration file: `--config`, then `BASHGATE_CONFIG`, then
+/// `.bashgate.toml` in `cwd`, then `<user config dir>/bashgate/config.toml`.
+pub fn discover(flag: Option<&Path>, cwd: &Path) -> Source {
+    if let Some(p) = flag {
+        return Source::Flag(p.to_path_buf());
+    }
+    if let Some(p) = std::env::var_os("BASHGATE_CONFIG").filter(|v| !v.is_empty()) {
+        return Source::Env(PathBuf::from(p));
+    }
+    let project = cwd.join(".bashgate.toml");
+    if project.is_file() {
+        return Source::Project(project);
+    }
+    if let Some(dir) = user_config_dir() {
+        let user = dir.join("bashgate").join("config.toml");
+        if user.is_file() {
+            return Source::User(user);
+        }
+    }
+    Source::Defaults
+}
+
+fn user_config_dir() -> Option<PathBuf> {
+    std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(dirs::config_dir)
+}
+
+/// Loads the configuration a source names (defaults for none).
+pub fn load(source: &Source) -> Result<Config, ConfigError> {
+    match source.path() {
+        None => Ok(Config::default()),
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+                file: path.to_path_buf(),
+                source: e,
+            })?;
+            parse(&text, path)
+        }
+    }
+}
+
+/// Parses and validates configuration text; `file` names it in errors.
+pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
+    let de = toml::Deserializer::new(text);
+    let config: Config = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let message = inner.message().to_string();
+        let line = inner.span().map(|s| line_of(text, s.start));
+        let key = key_of(&path, &message);
+        ConfigError::Invalid {
+            file: file.to_path_buf(),
+            key,
+            line,
+            message,
+        }
+    })?;
+    validate(&config).map_err(|(key, message)| ConfigError::Invalid {
+        file: file.to_path_buf(),
+        line: None,
+        key: Some(key),
+        message,
+    })?;
+    Ok(config)
+}
+
+fn line_of(text: &str, byte: usize) -> usize {
+    text.as_bytes()[..byte.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// The dotted key an error is about: the path serde reached, plus the
+/// unknown field's name when that is the complaint.
+fn key_of(path: &str, message: &str) -> Option<String> {
+    let path = if path == "." { "" } else { path };
+    let unknown = message
+        .strip_prefix("unknown field `")
+        .and_then(|r| r.split('`').next());
+    match (path.is_empty(), unknown) {
+        (true, None) => None,
+        (true, Some(f)) => Some(f.to_string()),
+        (false, Some(f)) if !path.ends_with(f) => Some(format!("{path}.{f}")),
+        (false, _) => Some(path.to_string()),
+    }
+}
+
+/// Checks what types cannot: ranges, non-empty lists, the clean room.
+fn validate(c: &Config) -> Result<(), (String, String)> {
+    if c.cop.timeout_ms == 0 {
+        return Err(("cop.timeout_ms".into(), "must be more than 0".into()));
+    }
+    if c.hook.budget_ms < 100 {
+        return Err((
+            "hook.budget_ms".into(),
+            "must be at least 100 (milliseconds)".into(),
+        ));
+    }
+    if let Some(url) = &c.cop.base_url {
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err((
+                "cop.base_url".into(),
+                format!("`{url}` is not an http:// or https:// URL"),
+            ));
+        }
+    }
+    for (i, p) in c.plugins.iter().enumerate() {
+        if p.command.is_empty() || p.command[0].is_empty() {
+            return Err((
+                format!("plugins[{i}].command"),
+                "must name a program: command = [\"/path/to/plugin\", \"arg\"...]".into(),
+            ));
+        }
+        if p.timeout_ms == 0 {
+            return Err((
+                format!("plugins[{i}].timeout_ms"),
+                "must be more than 0".into(),
+            ));
+        }
+    }
+    let dirs = c
+        .paths
+        .allowed_dirs
+        .iter()
+        .map(|d| ("paths.allowed_dirs", d))
+        .chain(
+            c.bash
+                .iter()
+                .flat_map(|b| b.allowed_dirs.iter().map(|d| ("bash.allowed_dirs", d))),
+        );
+    for (key, d) in dirs {
+        if d.trim().is_empty() {
+            return Err((key.into(), "an empty directory name".into()));
+        }
+    }
+    if c.workspace.admin {
+        for (name, s) in &c.services {
+            if s.public_source {
+                return Err((
+                    format!("services.{name}.public_source"),
+                    format!(
+                        "an admin workspace cannot use a public-source service (the clean room); \
+                         set public_source = false if `{name}` never delivers untrusted content, \
+                         or move it to a non-admin workspace"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Config {
+    /// The denylist is on when enabled or when seed 002's `[bash]` is present.
+    pub fn denylist_enabled(&self) -> bool {
+        self.denylist.enabled || self.bash.is_some()
+    }
+
+    /// User-banned programs from `[denylist] commands` and `[bash] denied_commands`.
+    pub fn denied_commands(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.denylist.commands.clone();
+        if let Some(b) = &self.bash {
+            v.extend(b.denied_commands.iter().cloned());
+        }
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// `[paths] allowed_dirs` plus `[bash] allowed_dirs`.
+    pub fn allowed_dirs(&self) -> Vec<String> {
+        let mut v = self.paths.allowed_dirs.clone();
+        if let Some(b) = &self.bash {
+            v.extend(b.allowed_dirs.iter().cloned());
+        }
+        v
+    }
+
+    /// The state directory: `BASHGATE_STATE_DIR`, `state_dir`, then the
+    /// user's state directory.
+    pub fn state_dir(&self) -> PathBuf {
+        if let Some(p) = std::env::var_os("BASHGATE_STATE_DIR").filter(|v| !v.is_empty()) {
+            return PathBuf::from(p);
+        }
+        if let Some(p) = &self.state_dir {
+            return p.clone();
+        }
+        default_state_dir()
+    }
+}
+
+pub fn default_state_dir() -> PathBuf {
+    std::env::var_os("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(dirs::state_dir)
+        .or_else(dirs::data_local_dir)
+        .unwrap_or_else(std::env::temp_dir)
+        .join("bashgate")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(text: &str) -> Result<Config, ConfigError> {
+        parse(text, Path::new("/x/.bashgate.toml"))
+    }
+
+    #[test]
+    fn empty_is_defaults() {
+        let c = p("").unwrap();
+        assert_eq!(c.on_error, OnError::Ask);
+        assert!(c.always.reverse_shells && c.always.remote_code);
+        assert!(c.taint.cascade);
+        assert!(!c.denylist_enabled());
+    }
+
+    #[test]
+    fn unknown_top_level_key_is_named() {
+        let e = p("on_eror = \"allow\"\n").unwrap_err();
+        assert_eq!(e.key(), Some("on_eror"));
+        let s = e.to_string();
+        assert!(s.contains("/x/.bashgate.toml"), "{s}");
+        assert!(s.contains("on_eror"), "{s}");
+    }
+
+    #[test]
+    fn unknown_nested_key_is_named_with_its_table() {
+        let e = p("[cop]\nmodle = \"x\"\n").unwrap_err();
+        assert_eq!(e.key(), Some("cop.modle"));
+        let e = p("[services.slack]\npublic_sink = true\nbogus = 1\n").unwrap_err();
+        assert_eq!(e.key(), Some("services.slack.bogus"));
+        let e = p("[bash]\nallowed_dir = []\n").unwrap_err();
+        assert_eq!(e.key(), Some("bash.allowed_dir"));
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let e = p("on_error = \"maybe\"\n").unwrap_err();
+        assert_eq!(e.key(), Some("on_error"));
+        assert!(e.to_string().contains("maybe"));
+        let e = p("[services.x]\ndangerous_writes = \"sometimes\"\n").unwrap_err();
+        assert_eq!(e.key(), Some("services.x.dangerous_writes"));
+        let e = p("[cop]\ntimeout_ms = 0\n").unwrap_err();
+        assert_eq!(e.key(), Some("cop.timeout_ms"));
+        let e = p("[[plugins]]\nname = \"a\"\ncommand = []\n").unwrap_err();
+        assert_eq!(e.key(), Some("plugins[0].command"));
+        let e = p("[cop]\nbase_url = \"localhost:80\"\n").unwrap_err();
+        assert_eq!(e.key(), Some("cop.base_url"));
+    }
+
+    #[test]
+    fn seed_002_bash_table() {
+        let c = p(
+            "[bash]\nallowed_dirs = [\"/home/user/project\", \"/tmp\"]\n\
+                   denied_commands = [\"docker\", \"podman\", \"kubectl\"]\n",
+        )
+        .unwrap();
+        assert!(c.denylist_enabled());
+        assert_eq!(c.denied_commands(), ["docker", "kubectl", "podman"]);
+        assert_eq!(c.allowed_dirs(), ["/home/user/project", "/tmp"]);
+    }
+
+    #[test]
+    fn dangerous_writes_values() {
+        let c = p(
+            "[services.a]\ndangerous_writes = false\n[services.b]\ndangerous_writes = true\n\
+                   [services.c]\ndangerous_writes = \"forbidden\"\n[services.d]\n",
+        )
+        .unwrap();
+        assert_eq!(c.services["a"].dangerous_writes, Writes::Safe);
+        assert_eq!(c.services["b"].dangerous_writes, Writes::Risky);
+        assert_eq!(c.services["c"].dangerous_writes, Writes::Forbidden);
+        assert_eq!(c.services["d"].dangerous_writes, Writes::Risky);
+        assert!(c.services["d"].public_source);
+    }
+
+    #[test]
+    fn clean_room_refuses_public_source_in_admin_workspace() {
+        let e =
+            p("[workspace]\nadmin = true\n[services.browser]\npublic_source = true\n").unwrap_err();
+        assert_eq!(e.key(), Some("services.browser.public_source"));
+        assert!(e.to_string().contains("clean room"));
+        // Undeclared properties default to true, so they are refused too.
+        assert!(p("[workspace]\nadmin = true\n[services.mail]\n").is_err());
+        p("[workspace]\nadmin = true\n[services.cal]\npublic_source = false\n").unwrap();
+    }
+
+    #[test]
+    fn line_numbers_in_errors() {
+        let e = p("on_error = \"ask\"\n\n[cop]\nmodle = 1\n").unwrap_err();
+        assert!(e.to_string().contains(":4"), "{e}");
+    }
+}

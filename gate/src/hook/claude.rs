@@ -1,0 +1,392 @@
+//! `bashgate hook claude`: a Claude Code command hook.
+//!
+//! PreToolUse: reads the event JSON on stdin and answers, always with exit
+//! status 0, `{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+//! "permissionDecision": "allow" | "deny" | "ask",
+//! "permissionDecisionReason": ...}}`. PostToolUse: records the session's
+//! taint from what the tool read, and answers `{}`.
+//!
+//! Claude Code treats a hook's exit status 1 and its timeouts as "proceed",
+//! so nothing here may fail silently: bad input, a bad configuration, a
+//! panic, or a decision that outlives the budget all become an `on_error`
+//! answer with a reason.
+
+use std::io::{self, Read, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::audit::{self, Audit, Record};
+use crate::cascade;
+use crate::config::{self, Config};
+use crate::decision::{Decision, Layer, Permission};
+use crate::engine::{Gate, Outcome, ToolCall};
+use crate::taint;
+
+/// Hook input above this size is refused (with an answer).
+pub const MAX_INPUT: u64 = 16 << 20;
+
+static ANSWERED: AtomicBool = AtomicBool::new(false);
+
+/// Writes the answer once; later calls (the watchdog racing the decision)
+/// write nothing.
+fn answer(v: &Value) -> bool {
+    if ANSWERED.swap(true, Ordering::SeqCst) {
+        return false;
+    }
+    let mut out = io::stdout().lock();
+    let _ = writeln!(out, "{v}");
+    let _ = out.flush();
+    true
+}
+
+pub fn pre_tool_use_output(d: &Decision, defer_allow: bool) -> Value {
+    if defer_allow && d.permission == Permission::Allow {
+        return json!({});
+    }
+    json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": d.permission.as_str(),
+            "permissionDecisionReason": d.reason,
+        }
+    })
+}
+
+/// A decoded event.
+#[derive(Debug)]
+struct Event {
+    name: String,
+    session: Option<String>,
+    cwd: Option<PathBuf>,
+    tool: Option<String>,
+    input: Value,
+}
+
+fn decode(bytes: &[u8]) -> Result<Event, String> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(
+            "the hook received no input (expected Claude Code's event JSON on stdin)".into(),
+        );
+    }
+    if let Err(e) = std::str::from_utf8(bytes) {
+        return Err(format!(
+            "the hook input is not valid UTF-8 (at byte {})",
+            e.valid_up_to()
+        ));
+    }
+    let v: Value = serde_json::from_slice(bytes)
+        .map_err(|e| format!("the hook input is not valid JSON ({e})"))?;
+    let Value::Object(mut o) = v else {
+        return Err("the hook input is JSON but not an object".into());
+    };
+    let text = |o: &serde_json::Map<String, Value>, k: &str| {
+        o.get(k).and_then(Value::as_str).map(str::to_string)
+    };
+    let name = text(&o, "hook_event_name").unwrap_or_else(|| {
+        if o.contains_key("tool_response") {
+            "PostToolUse".into()
+        } else {
+            "PreToolUse".into()
+        }
+    });
+    Ok(Event {
+        session: text(&o, "session_id").filter(|s| !s.is_empty()),
+        cwd: text(&o, "cwd").filter(|s| !s.is_empty()).map(PathBuf::from),
+        tool: text(&o, "tool_name").filter(|s| !s.is_empty()),
+        input: o.remove("tool_input").unwrap_or(Value::Null),
+        name,
+    })
+}
+
+fn process_cwd() -> PathBuf {
+    std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"))
+}
+
+/// Runs the hook; the process exit status is always 0.
+pub fn run(config_flag: Option<&Path>) {
+    let mut buf = Vec::new();
+    let read = io::stdin().lock().take(MAX_INPUT + 1).read_to_end(&mut buf);
+    let event = match read {
+        Err(e) => Err(format!("cannot read the hook input: {e}")),
+        Ok(_) if buf.len() as u64 > MAX_INPUT => Err(format!(
+            "the hook input is larger than {} MiB",
+            MAX_INPUT >> 20
+        )),
+        Ok(_) => decode(&buf),
+    };
+    drop(buf);
+    let cwd = event
+        .as_ref()
+        .ok()
+        .and_then(|e| e.cwd.clone())
+        .unwrap_or_else(process_cwd);
+    let source = config::discover(config_flag, &cwd);
+    let config = match config::load(&source) {
+        Ok(c) => c,
+        Err(e) => {
+            let d = Decision::new(
+                Permission::Ask,
+                Layer::Config,
+                Some(crate::rules::GATE_ERROR),
+                format!(
+                    "bashgate's configuration is invalid, so it cannot check this call: {e}. \
+                     Fix the configuration; until then every call asks the person."
+                ),
+            );
+            if is_pre(&event) {
+                answer(&pre_tool_use_output(&d, false));
+            } else {
+                answer(&json!({}));
+                eprintln!("bashgate: {e}");
+            }
+            return;
+        }
+    };
+    start_watchdog(&config, is_pre(&event));
+    let defer_allow = config.hook.defer_allow;
+    let audit_path = audit_path(&config);
+    let audit_on = config.audit.enabled;
+    let gate = Gate::new(config);
+    let event = match event {
+        Ok(e) => e,
+        Err(why) => {
+            let d = gate_error(&gate, Layer::Input, &why);
+            answer(&pre_tool_use_output(&d, false));
+            if audit_on {
+                write_audit(
+                    &audit_path,
+                    base_record("unknown", "PreToolUse", "?", &cwd, &d),
+                );
+            }
+            return;
+        }
+    };
+    if event.name == "PostToolUse" {
+        post(
+            &gate,
+            &event,
+            &cwd,
+            audit_on.then_some(audit_path.as_path()),
+        );
+        return;
+    }
+    if event.name != "PreToolUse" {
+        // Other events are not ours to decide; answer nothing.
+        answer(&json!({}));
+        return;
+    }
+    let (Some(session), Some(tool)) = (event.session.as_deref(), event.tool.as_deref()) else {
+        let missing = if event.session.is_none() {
+            "session_id"
+        } else {
+            "tool_name"
+        };
+        let d = gate_error(
+            &gate,
+            Layer::Input,
+            &format!("the PreToolUse event has no \"{missing}\""),
+        );
+        answer(&pre_tool_use_output(&d, false));
+        if audit_on {
+            let r = base_record(
+                event.session.as_deref().unwrap_or("unknown"),
+                "PreToolUse",
+                event.tool.as_deref().unwrap_or("?"),
+                &cwd,
+                &d,
+            );
+            write_audit(&audit_path, r);
+        }
+        return;
+    };
+    let call = ToolCall {
+        session,
+        cwd: &cwd,
+        tool,
+        input: &event.input,
+    };
+    let outcome =
+        catch_unwind(AssertUnwindSafe(|| gate.decide(&call))).unwrap_or_else(|_| Outcome {
+            decision: gate_error(
+                &gate,
+                Layer::Input,
+                "bashgate hit an internal error (a bug; please report it)",
+            ),
+            command: None,
+            verdict: None,
+            analysis: None,
+            taint: None,
+        });
+    answer(&pre_tool_use_output(&outcome.decision, defer_allow));
+    if audit_on {
+        let mut r = base_record(session, "PreToolUse", tool, &cwd, &outcome.decision);
+        r.command = outcome
+            .command
+            .clone()
+            .or_else(|| Some(crate::decision::excerpt(&event.input.to_string(), 2000)));
+        r.verdict = outcome.verdict.map(|v| v.as_str().to_string());
+        r.findings = outcome
+            .analysis
+            .as_ref()
+            .map(|a| serde_json::to_string(&a.findings).unwrap_or_default());
+        if let Some(t) = outcome.taint {
+            r.corruption = Some(t.corruption);
+            r.secret = Some(t.secret);
+        }
+        write_audit(&audit_path, r);
+    }
+}
+
+fn is_pre(event: &Result<Event, String>) -> bool {
+    !matches!(event, Ok(e) if e.name != "PreToolUse")
+}
+
+fn gate_error(gate: &Gate, layer: Layer, why: &str) -> Decision {
+    cascade::on_error(gate.on_error_mode(), layer, why)
+}
+
+fn post(gate: &Gate, event: &Event, cwd: &Path, audit: Option<&Path>) {
+    let (Some(session), Some(tool)) = (event.session.as_deref(), event.tool.as_deref()) else {
+        answer(&json!({}));
+        eprintln!(
+            "bashgate: PostToolUse event without session_id or tool_name; taint not recorded"
+        );
+        return;
+    };
+    let call = ToolCall {
+        session,
+        cwd,
+        tool,
+        input: &event.input,
+    };
+    let result = catch_unwind(AssertUnwindSafe(|| gate.record(&call)));
+    answer(&json!({}));
+    match result {
+        Ok(Ok(sources)) if !sources.is_empty() => {
+            if let Some(path) = audit {
+                let d = Decision::allow(
+                    Layer::State,
+                    sources
+                        .iter()
+                        .map(|s| format!("{} taint: {}", s.flag, s.detail))
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                );
+                let mut r = base_record(session, "PostToolUse", tool, cwd, &d);
+                r.decision = "taint".into();
+                r.command = event
+                    .input
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                r.corruption = Some(sources.iter().any(|s| s.flag == "corruption"));
+                r.secret = Some(sources.iter().any(|s| s.flag == "secret"));
+                write_audit(path, r);
+            }
+        }
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => eprintln!("bashgate: taint not recorded: {e}"),
+        Err(_) => {
+            eprintln!("bashgate: internal error while recording taint (a bug; please report it)")
+        }
+    }
+}
+
+fn start_watchdog(config: &Config, pre: bool) {
+    let budget = Duration::from_millis(config.hook.budget_ms);
+    let on_error = config.on_error;
+    std::thread::spawn(move || {
+        std::thread::sleep(budget);
+        if ANSWERED.load(Ordering::SeqCst) {
+            return;
+        }
+        let v = if pre {
+            let d = cascade::on_error(
+                on_error,
+                Layer::Input,
+                &format!(
+                    "the decision took longer than hook.budget_ms ({} ms)",
+                    budget.as_millis()
+                ),
+            );
+            pre_tool_use_output(&d, false)
+        } else {
+            json!({})
+        };
+        if answer(&v) {
+            std::process::exit(0);
+        }
+    });
+}
+
+fn audit_path(config: &Config) -> PathBuf {
+    config
+        .audit
+        .path
+        .clone()
+        .unwrap_or_else(|| config.state_dir().join("audit.db"))
+}
+
+fn base_record(session: &str, event: &str, tool: &str, cwd: &Path, d: &Decision) -> Record {
+    let now = taint::now_ms() as i64;
+    Record {
+        time: audit::rfc3339(now),
+        unix_ms: now,
+        session: session.to_string(),
+        event: event.to_string(),
+        tool: tool.to_string(),
+        cwd: Some(cwd.display().to_string()),
+        layer: d.layer.as_str().to_string(),
+        rule: d.rule.clone(),
+        decision: d.permission.as_str().to_string(),
+        reason: d.reason.clone(),
+        ..Default::default()
+    }
+}
+
+/// Writes an audit record; a failure is reported on stderr and changes
+/// nothing else.
+fn write_audit(path: &Path, r: Record) {
+    if let Err(e) = Audit::new(path.to_path_buf()).write(&r) {
+        eprintln!("bashgate: audit record not written: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_events_and_explains_bad_ones() {
+        let e = decode(br#"{"session_id":"s","cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#).unwrap();
+        assert_eq!(e.name, "PreToolUse");
+        assert_eq!(e.session.as_deref(), Some("s"));
+        assert_eq!(e.input["command"], "ls");
+        assert!(decode(b"").unwrap_err().contains("no input"));
+        assert!(decode(b"not json").unwrap_err().contains("not valid JSON"));
+        assert!(decode(b"[1]").unwrap_err().contains("not an object"));
+        assert!(decode(b"{\"tool_input\":{\"command\":\"\xff\"}}")
+            .unwrap_err()
+            .contains("UTF-8"));
+        let e = decode(br#"{"tool_name":"Read","tool_response":{}}"#).unwrap();
+        assert_eq!(e.name, "PostToolUse");
+    }
+
+    #[test]
+    fn output_shape() {
+        let d = Decision::deny(Layer::Always, "BG418", "because");
+        let v = pre_tool_use_output(&d, false);
+        assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+        assert_eq!(
+            v["hookSpecificOutput"]["permissionDecisionReason"],
+            "because"
+        );
+        let a = Decision::allow(Layer::Cascade, "ok");
+        assert_eq!(pre_tool_use_output(&a, true), json!({}));
+    }
+}

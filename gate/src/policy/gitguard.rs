@@ -1,0 +1,105 @@
+//! Seed 001's git guard: `git push`, `pull` and `rebase` (configurable) are
+//! blocked with a message saying what to do instead. Checked on resolved
+//! invocations, so `cd repo && git push`, `git -C repo push` and
+//! `bash -c 'git pull'` are all caught, while `echo git push` is not.
+
+use super::argv::{subcommand, Sub};
+use super::{base_name, reason, BashCall};
+use crate::config::GitGuardConfig;
+use crate::decision::{Decision, Layer};
+use crate::rules;
+
+const GIT_VALUE_OPTIONS: &[&str] = &[
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--super-prefix",
+    "--config-env",
+    "--exec-path",
+];
+
+pub fn check(cfg: &GitGuardConfig, call: &BashCall) -> Option<Decision> {
+    let value_options: Vec<String> = GIT_VALUE_OPTIONS.iter().map(|s| s.to_string()).collect();
+    for (program, inv) in call.named() {
+        if base_name(program) != "git" {
+            continue;
+        }
+        let why = match subcommand(&inv.args, &value_options) {
+            Sub::Found(_, s) if cfg.subcommands.iter().any(|b| b == s) => {
+                format!("`git {s}` is blocked")
+            }
+            Sub::Dynamic => "the git subcommand is known only at run time".to_string(),
+            _ => continue,
+        };
+        let rule = rules::GIT_GUARD;
+        return Some(Decision::deny(
+            Layer::GitGuard,
+            rule,
+            reason(
+                &format!("`{}`", call.snippet(inv)),
+                &why,
+                rule,
+                &cfg.message,
+            ),
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bashgate_analyzer::analyze;
+    use std::path::Path;
+
+    fn blocked(cmd: &str) -> bool {
+        let a = analyze(cmd);
+        let call = BashCall {
+            command: cmd,
+            analysis: &a,
+            cwd: Path::new("/"),
+        };
+        check(&GitGuardConfig::default(), &call).is_some()
+    }
+
+    // Seed 001, task 6.
+    #[test]
+    fn seed_001_guard_git() {
+        assert!(blocked("git push origin main"));
+        assert!(blocked("git pull"));
+        assert!(blocked("git rebase origin/main"));
+        assert!(!blocked("git status"));
+        assert!(!blocked("git diff HEAD"));
+        assert!(!blocked("echo hello"));
+    }
+
+    #[test]
+    fn resolved_and_not_fooled_by_data() {
+        assert!(blocked("cd repo && git push"));
+        assert!(blocked("git -C repo push"));
+        assert!(blocked("bash -c 'git pull --rebase'"));
+        assert!(blocked("env GIT_DIR=x git push"));
+        assert!(!blocked("echo git push"));
+        assert!(!blocked("grep -rn 'git push' docs/"));
+        assert!(!blocked("git log --grep=push"));
+    }
+
+    #[test]
+    fn message_is_configurable() {
+        let cfg = GitGuardConfig {
+            message: "Use the sync_worktree_to_main tool".into(),
+            ..Default::default()
+        };
+        let a = analyze("git push");
+        let call = BashCall {
+            command: "git push",
+            analysis: &a,
+            cwd: Path::new("/"),
+        };
+        let d = check(&cfg, &call).unwrap();
+        assert!(d.reason.contains("sync_worktree_to_main"), "{}", d.reason);
+        assert!(d.reason.contains("BG407"));
+    }
+}

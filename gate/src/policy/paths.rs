@@ -1,0 +1,356 @@
+//! Seed 002's path policy: the agent may touch only `allowed_dirs`. Path
+//! arguments of every resolved invocation and every redirect target are
+//! resolved against the hook's `cwd` (and any `cd` target in the command),
+//! with `~` expanded, `..` applied and symlinks followed, then checked.
+//! What static analysis cannot settle (a value known only at run time, a
+//! program whose own file access is invisible) is reported as unsettled:
+//! the Cop decides with the path prompt when configured, otherwise the
+//! command counts as `unknown`.
+
+use std::path::{Component, Path, PathBuf};
+
+use bashgate_analyzer::Verdict;
+
+use super::redirects::Redirect;
+use super::{base_name, BashCall};
+
+/// Paths any command may name: devices that are not files.
+const ALWAYS_ALLOWED: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/stdin",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/tty",
+    "/dev/fd",
+];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathOutcome {
+    Inside,
+    /// A path outside every allowed directory: as written, and resolved.
+    Outside {
+        written: String,
+        resolved: PathBuf,
+    },
+    /// What static analysis could not settle, one line each.
+    Unsettled(Vec<String>),
+}
+
+pub struct PathPolicy {
+    allowed: Vec<PathBuf>,
+}
+
+impl PathPolicy {
+    /// Resolves `allowed_dirs` (relative entries against `cwd`).
+    pub fn new(allowed_dirs: &[String], cwd: &Path) -> PathPolicy {
+        let mut allowed: Vec<PathBuf> = allowed_dirs
+            .iter()
+            .filter_map(|d| resolve(cwd, d))
+            .collect();
+        allowed.extend(ALWAYS_ALLOWED.iter().map(PathBuf::from));
+        PathPolicy { allowed }
+    }
+
+    pub fn allows(&self, p: &Path) -> bool {
+        self.allowed.iter().any(|a| p.starts_with(a))
+    }
+
+    pub fn check(&self, call: &BashCall, redirects: Option<&[Redirect]>) -> PathOutcome {
+        let mut unsettled = Vec::new();
+        // `cd` changes what relative paths mean: check them from every
+        // directory the command may be in.
+        let mut bases = vec![call.cwd.to_path_buf()];
+        for (program, inv) in call.named() {
+            if matches!(program, "cd" | "pushd") {
+                match inv
+                    .args
+                    .iter()
+                    .find(|a| !a.as_deref().is_some_and(|s| s.starts_with('-')))
+                {
+                    Some(Some(t)) => {
+                        if let Some(p) = resolve(call.cwd, t) {
+                            bases.push(p);
+                        }
+                    }
+                    Some(None) => {
+                        unsettled.push("`cd` to a directory known only at run time".into())
+                    }
+                    None => {
+                        if let Some(h) = home() {
+                            bases.push(h);
+                        }
+                    }
+                }
+            }
+        }
+        for inv in &call.analysis.invocations {
+            let Some(program) = inv.program.as_deref() else {
+                unsettled.push("a program whose name is known only at run time".into());
+                continue;
+            };
+            if inv.verdict != Verdict::Safe {
+                unsettled.push(format!(
+                    "`{}` runs code whose file access cannot be seen",
+                    base_name(program)
+                ));
+            }
+            if program.contains('/') {
+                if let Some(o) = self.outside(&bases, program) {
+                    return o;
+                }
+            }
+            for a in &inv.args {
+                match a {
+                    None => unsettled.push(format!(
+                        "`{}` gets an argument known only at run time",
+                        base_name(program)
+                    )),
+                    Some(a) => {
+                        if let Some(c) = candidate(a) {
+                            if let Some(o) = self.outside(&bases, c) {
+                                return o;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        match redirects {
+            None => unsettled.push("the redirects could not be read".into()),
+            Some(rs) => {
+                for r in rs {
+                    match &r.target {
+                        None => unsettled.push(format!(
+                            "a `{}` redirect to a target known only at run time",
+                            r.op
+                        )),
+                        Some(t) => {
+                            if let Some(o) = self.outside(&bases, t) {
+                                return o;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        unsettled.dedup();
+        if unsettled.is_empty() {
+            PathOutcome::Inside
+        } else {
+            PathOutcome::Unsettled(unsettled)
+        }
+    }
+
+    fn outside(&self, bases: &[PathBuf], written: &str) -> Option<PathOutcome> {
+        for b in bases {
+            let Some(resolved) = resolve(b, written) else {
+                continue;
+            };
+            if !self.allows(&resolved) {
+                return Some(PathOutcome::Outside {
+                    written: written.to_string(),
+                    resolved,
+                });
+            }
+        }
+        None
+    }
+}
+
+/// The part of an argument that may name a path: the whole word, the value
+/// of `--opt=value`, or `-Xpath` when the path is attached. URLs are not
+/// paths.
+fn candidate(arg: &str) -> Option<&str> {
+    let v = if let Some(rest) = arg.strip_prefix('-') {
+        if let Some(i) = arg.find('=') {
+            &arg[i + 1..]
+        } else if !rest.starts_with('-') && rest.len() > 1 {
+            let tail = &rest[1..];
+            if tail.starts_with(['/', '~', '.']) {
+                tail
+            } else {
+                return None;
+            }
+        } else {
+            return None;
+        }
+    } else {
+        arg
+    };
+    if v.is_empty() || v.contains("://") {
+        return None;
+    }
+    Some(v)
+}
+
+fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(dirs::home_dir)
+}
+
+/// Resolves a path as the kernel would from `base`: `~` expanded, each
+/// component applied in turn with symlinks followed where they exist, and
+/// what does not exist applied lexically. `None` for `~user` forms.
+pub fn resolve(base: &Path, written: &str) -> Option<PathBuf> {
+    let expanded: PathBuf = if written == "~" {
+        home()?
+    } else if let Some(rest) = written.strip_prefix("~/") {
+        home()?.join(rest)
+    } else if written.starts_with('~') {
+        return None;
+    } else {
+        PathBuf::from(written)
+    };
+    let mut cur = if expanded.is_absolute() {
+        PathBuf::from("/")
+    } else {
+        std::fs::canonicalize(base).unwrap_or_else(|_| base.to_path_buf())
+    };
+    let mut exists = true;
+    for comp in expanded.components() {
+        match comp {
+            Component::RootDir | Component::Prefix(_) => cur = PathBuf::from("/"),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                cur.pop();
+            }
+            Component::Normal(c) => {
+                cur.push(c);
+                if exists {
+                    match std::fs::canonicalize(&cur) {
+                        Ok(real) => cur = real,
+                        Err(_) => exists = std::fs::symlink_metadata(&cur).is_ok(),
+                    }
+                }
+            }
+        }
+    }
+    Some(cur)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bashgate_analyzer::analyze;
+
+    fn outcome(dir: &Path, allowed: &[&str], cmd: &str) -> PathOutcome {
+        let a = analyze(cmd);
+        let call = BashCall {
+            command: cmd,
+            analysis: &a,
+            cwd: dir,
+        };
+        let rs = super::super::redirects::collect(cmd, &a);
+        let allowed: Vec<String> = allowed.iter().map(|s| s.to_string()).collect();
+        PathPolicy::new(&allowed, dir).check(&call, rs.as_deref())
+    }
+
+    #[test]
+    fn inside_and_outside() {
+        let t = tempfile::tempdir().unwrap();
+        let proj = t.path().join("proj");
+        std::fs::create_dir_all(proj.join("src")).unwrap();
+        let p = proj.to_str().unwrap();
+        assert_eq!(outcome(&proj, &[p], "cat src/main.rs"), PathOutcome::Inside);
+        assert_eq!(
+            outcome(&proj, &[p], "ls > out.txt 2>/dev/null"),
+            PathOutcome::Inside
+        );
+        assert!(matches!(
+            outcome(&proj, &[p], "cat /etc/passwd"),
+            PathOutcome::Outside { .. }
+        ));
+        assert!(matches!(
+            outcome(&proj, &[p], "cat ../secret"),
+            PathOutcome::Outside { .. }
+        ));
+        assert!(matches!(
+            outcome(&proj, &[p], "cat src/../../x"),
+            PathOutcome::Outside { .. }
+        ));
+        assert!(matches!(
+            outcome(&proj, &[p], "ls > /tmp/x"),
+            PathOutcome::Outside { .. }
+        ));
+        assert!(matches!(
+            outcome(&proj, &[p], "tar -xf a.tar -C /etc"),
+            PathOutcome::Outside { .. }
+        ));
+        assert!(matches!(
+            outcome(&proj, &[p], "awk '{print}' /etc/shadow"),
+            PathOutcome::Outside { .. }
+        ));
+        assert!(matches!(
+            outcome(&proj, &[p], "sort --output=/etc/x y"),
+            PathOutcome::Outside { .. }
+        ));
+        assert!(matches!(
+            outcome(&proj, &[p], "cd /etc && cat passwd"),
+            PathOutcome::Outside { .. }
+        ));
+        assert!(matches!(
+            outcome(&proj, &[p], "cat ~/.ssh/id_rsa"),
+            PathOutcome::Outside { .. }
+        ));
+        assert!(matches!(
+            outcome(&proj, &[p], "bash -c 'echo x > /etc/y'"),
+            PathOutcome::Outside { .. }
+        ));
+        // Relative allowed dirs resolve against cwd.
+        assert_eq!(outcome(&proj, &["."], "cat src/x"), PathOutcome::Inside);
+    }
+
+    #[test]
+    fn symlinks_are_followed() {
+        let t = tempfile::tempdir().unwrap();
+        let proj = t.path().join("proj");
+        let outside = t.path().join("outside");
+        std::fs::create_dir_all(&proj).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("secret"), "x").unwrap();
+        std::os::unix::fs::symlink(&outside, proj.join("link")).unwrap();
+        let p = proj.to_str().unwrap();
+        assert!(matches!(
+            outcome(&proj, &[p], "cat link/secret"),
+            PathOutcome::Outside { .. }
+        ));
+        // `link/..` is the parent of the link's target, as the kernel sees it.
+        assert_eq!(outcome(&proj, &[p], "ls link/../proj"), PathOutcome::Inside);
+        assert!(matches!(
+            outcome(&proj, &[p], "ls link/.."),
+            PathOutcome::Outside { .. }
+        ));
+    }
+
+    #[test]
+    fn what_cannot_be_settled() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().to_str().unwrap();
+        assert!(matches!(
+            outcome(t.path(), &[p], "cat $FILE"),
+            PathOutcome::Unsettled(_)
+        ));
+        assert!(matches!(
+            outcome(t.path(), &[p], "echo x > \"$out\""),
+            PathOutcome::Unsettled(_)
+        ));
+        assert!(matches!(
+            outcome(t.path(), &[p], "python script.py"),
+            PathOutcome::Unsettled(_)
+        ));
+    }
+
+    #[test]
+    fn candidates() {
+        assert_eq!(candidate("--file=/etc/x"), Some("/etc/x"));
+        assert_eq!(candidate("-C/etc"), Some("/etc"));
+        assert_eq!(candidate("-la"), None);
+        assert_eq!(candidate("https://example.com/x"), None);
+        assert_eq!(candidate("src/x"), Some("src/x"));
+    }
+}
