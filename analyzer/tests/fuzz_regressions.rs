@@ -50,3 +50,45 @@ fn conditional_function_definition() {
     assert_not_safe("false && curl() { :; }; curl x");
     assert_not_safe("true || curl() { :; }; curl x");
 }
+
+#[test]
+fn line_continuation_splits_word() {
+    assert_not_safe("sh -c 'ls; '\\\n'curl'");
+    assert_not_safe("echo x >/de\\\nv/tcp/127.0.0.1/9");
+    assert_eq!(
+        analyze("ls a\\\nb").invocations[0].args,
+        vec![Some("ab".to_string())]
+    );
+}
+
+#[test]
+fn tilde_expansion_is_not_static() {
+    assert_not_safe("OLDPWD=--pre=curl; rg x ~-");
+    assert_not_safe("read HOME <<<--pre=curl; rg x ~");
+    let a = analyze("ls ~/x");
+    assert_ne!(a.invocations[0].args, vec![Some("~/x".to_string())]);
+}
+
+#[test]
+fn login_or_interactive_shell_runs_startup_files() {
+    for cmd in [
+        "bash -l -c ls",
+        "bash --login -c ls",
+        "bash -lc ls",
+        "sh -l -c ls",
+        "bash -i -c ls",
+    ] {
+        assert_not_safe(cmd);
+    }
+}
+
+#[test]
+fn escape_after_quotes_splits_word() {
+    assert_not_safe("sh -c 'ls; '\\c'url'");
+    assert_not_safe("sh -c \"ls; \"\\c\"url\"");
+    assert_not_safe("sh -c $'ls; '\\c\\u\\r\\l");
+    assert_eq!(
+        analyze("ls 'a'\\b").invocations[0].args,
+        vec![Some("ab".to_string())]
+    );
+}

@@ -4,13 +4,21 @@
 //! with the same profile) and real programs around it. Each area keeps its
 //! own module; integration tests live in `tests/tests/`.
 
+pub mod gen;
+pub mod gen_programs;
+pub mod gen_words;
+pub mod oracle;
+pub mod oracle_check;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
 /// The workspace root (the directory holding the top-level Cargo.toml).
 pub fn workspace_root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits inside the workspace")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ sits inside the workspace")
 }
 
 /// Path to a freshly built `bashgate` binary. The first call runs
@@ -21,7 +29,8 @@ pub fn bashgate_bin() -> &'static Path {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let release = !cfg!(debug_assertions);
         let mut cmd = Command::new(cargo);
-        cmd.current_dir(workspace_root()).args(["build", "-q", "-p", "bashgate", "--bin", "bashgate"]);
+        cmd.current_dir(workspace_root())
+            .args(["build", "-q", "-p", "bashgate", "--bin", "bashgate"]);
         if release {
             cmd.arg("--release");
         }
@@ -34,8 +43,14 @@ pub fn bashgate_bin() -> &'static Path {
         let target = std::env::var_os("CARGO_TARGET_DIR")
             .map(PathBuf::from)
             .unwrap_or_else(|| workspace_root().join("target"));
-        let bin = target.join(if release { "release" } else { "debug" }).join("bashgate");
-        assert!(bin.exists(), "bashgate binary not found at {}", bin.display());
+        let bin = target
+            .join(if release { "release" } else { "debug" })
+            .join("bashgate");
+        assert!(
+            bin.exists(),
+            "bashgate binary not found at {}",
+            bin.display()
+        );
         bin
     })
 }

@@ -1,0 +1,418 @@
+//! The differential oracle's harness: runs commands under real bash, in a
+//! fresh network namespace, with `PATH` holding only logging shims, and
+//! reports every program bash started.
+//!
+//! Each shim appends its name and argv to a log and exits 0; the shims of
+//! shells, wrappers and a few text tools then run the real program (by
+//! absolute path), so embedded scripts and wrapped programs really start
+//! and are logged in turn. A `command_not_found_handle` exported into every
+//! bash records names that had no shim. Commands run from a bash driver
+//! script, one `bash -c` each, under `timeout`, in a scratch directory of
+//! their own, several drivers in parallel.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::gen_programs::{all_names, real_path};
+
+/// A program bash (or a program it ran) started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exec {
+    pub program: String,
+    pub args: Vec<String>,
+    /// No shim had that name: bash looked it up and found nothing.
+    pub not_found: bool,
+}
+
+/// What happened when one command ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Run {
+    pub command: String,
+    pub execs: Vec<Exec>,
+    pub stderr: String,
+    /// Exit status of the timeout-wrapped bash (124 or 137: timed out).
+    pub status: Option<i32>,
+}
+
+impl Run {
+    pub fn timed_out(&self) -> bool {
+        matches!(self.status, Some(124) | Some(137))
+    }
+
+    /// bash tried to open a `/dev/tcp` or `/dev/udp` socket (the namespace
+    /// has no usable network, so every attempt fails with this message).
+    pub fn opened_socket(&self) -> bool {
+        self.stderr.contains("connect: ")
+    }
+}
+
+/// Settings of one oracle run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Parallel drivers.
+    pub workers: usize,
+    /// Time limit per command.
+    pub per_command: Duration,
+    /// Keep the scratch directory for inspection.
+    pub keep: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            workers: 2,
+            per_command: Duration::from_secs(5),
+            keep: false,
+        }
+    }
+}
+
+/// How to enter a new network namespace on this machine.
+fn unshare_prefix() -> Result<Vec<&'static str>, String> {
+    let mut errors = String::new();
+    for prefix in [
+        &["unshare", "--net", "--"][..],
+        &["unshare", "--user", "--map-root-user", "--net", "--"][..],
+    ] {
+        let out = Command::new(prefix[0])
+            .args(&prefix[1..])
+            .args(["/bin/cat", "/proc/self/net/dev"])
+            .output();
+        match out {
+            Ok(o) if o.status.success() => {
+                let text = String::from_utf8_lossy(&o.stdout);
+                let ifaces = interfaces(&text);
+                if ifaces == ["lo"] {
+                    return Ok(prefix.to_vec());
+                }
+                let _ = writeln!(
+                    errors,
+                    "{prefix:?}: interfaces {ifaces:?}, expected only lo"
+                );
+            }
+            Ok(o) => {
+                let _ = writeln!(
+                    errors,
+                    "{prefix:?}: {}",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(errors, "{prefix:?}: {e}");
+            }
+        }
+    }
+    Err(format!(
+        "cannot create a network namespace; the oracle refuses to run commands \
+         without one (run as root, or enable unprivileged user namespaces):\n{errors}"
+    ))
+}
+
+/// Interface names in `/proc/net/dev`.
+fn interfaces(dev: &str) -> Vec<String> {
+    dev.lines()
+        .skip(2)
+        .filter_map(|l| l.split(':').next())
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
+/// Checks that a network namespace can be made here; the error says why not.
+pub fn check_namespace() -> Result<(), String> {
+    unshare_prefix().map(|_| ())
+}
+
+/// A scratch directory with the shims and the driver.
+pub struct Sandbox {
+    root: PathBuf,
+    shims: PathBuf,
+    keep: bool,
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = fs::remove_dir_all(&self.root);
+        }
+    }
+}
+
+/// The function bash calls for a name it cannot find, exported as
+/// `BASH_FUNC_command_not_found_handle%%`.
+const NOT_FOUND_HANDLER: &str = r#"() {  printf '%s\0' "?$1" "$(($# - 1))" "${@:2}" >> "${BG_ORACLE_LOG:-/nonexistent}/nf.$BASHPID"; return 127
+}"#;
+
+impl Sandbox {
+    pub fn new(keep: bool) -> std::io::Result<Sandbox> {
+        static SERIAL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let root = std::env::temp_dir().join(format!("bashgate-oracle-{}-{n}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let shims = root.join("shims");
+        fs::create_dir_all(&shims)?;
+        fs::create_dir_all(root.join("lost"))?;
+        let sandbox = Sandbox { root, shims, keep };
+        for name in all_names() {
+            sandbox.write_shim(name)?;
+        }
+        Ok(sandbox)
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn write_shim(&self, name: &str) -> std::io::Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        let lost = self.root.join("lost");
+        let mut text = format!(
+            "#!/bin/sh\nprintf '%s\\0' '{name}' \"$#\" \"$@\" >> \"${{BG_ORACLE_LOG:-{}}}/$$\"\n",
+            lost.display()
+        );
+        match real_path(name) {
+            Some(real) => {
+                let _ = writeln!(text, "exec {real} \"$@\"");
+            }
+            None => text.push_str("exit 0\n"),
+        }
+        let path = self.shims.join(name);
+        fs::write(&path, text)?;
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755))
+    }
+
+    /// The driver: runs each NUL-separated command of `$1` in its own
+    /// directory `$3/INDEX` (from `$2` on) and leaves there the log
+    /// directory, stderr and exit status. Fd 9 stays open in everything it
+    /// starts, so the caller sees EOF only when the last straggler exits.
+    fn driver(&self, per_command: Duration) -> String {
+        format!(
+            r#"set -u
+exec 9>&1 >/dev/null
+if /bin/grep -v -e '^Inter' -e '^ face' -e '^ *lo:' /proc/self/net/dev | /bin/grep -q .; then exit 98; fi
+i=$2
+while IFS= read -r -d '' cmd; do
+  d="$3/$i"
+  cd "$d" || exit 99
+  /usr/bin/env -i PATH='{shims}' HOME="$d" LC_ALL=C SHELL=/bin/bash FUNCNEST=64 \
+    BG_ORACLE_LOG="$d/log" "BASH_FUNC_command_not_found_handle%%=$BG_ORACLE_HANDLER" \
+    /usr/bin/timeout -k 1 {secs} /bin/bash -c "$cmd" </dev/null >/dev/null 2>"$d/stderr"
+  echo $? >"$d/status"
+  i=$((i + 1))
+done <"$1"
+"#,
+            shims = self.shims.display(),
+            secs = per_command.as_secs_f64(),
+        )
+    }
+
+    /// Runs every command; the result at index `i` is for `commands[i]`.
+    pub fn run(&self, commands: &[String], opts: &Options) -> Result<Vec<Run>, String> {
+        let prefix = unshare_prefix()?;
+        let work = self.root.join("work");
+        let _ = fs::remove_dir_all(&work);
+        for (i, c) in commands.iter().enumerate() {
+            if c.contains('\0') {
+                return Err(format!("command {i} contains a NUL byte"));
+            }
+            let d = work.join(i.to_string());
+            fs::create_dir_all(d.join("log")).map_err(|e| e.to_string())?;
+            fs::create_dir_all(d.join("sub")).map_err(|e| e.to_string())?;
+            fs::write(d.join("a.txt"), "a\nb\n").map_err(|e| e.to_string())?;
+            fs::write(d.join("b.txt"), "x\n").map_err(|e| e.to_string())?;
+        }
+        let driver = self.root.join("driver.sh");
+        fs::write(&driver, self.driver(opts.per_command)).map_err(|e| e.to_string())?;
+        let workers = opts.workers.max(1);
+        let chunk = commands.len().div_ceil(workers).max(1);
+        let deadline = opts.per_command.as_secs_f64() * 2.0 * chunk as f64 + 60.0;
+        let (tx, rx) = mpsc::channel();
+        let mut children = Vec::new();
+        for (w, part) in commands.chunks(chunk).enumerate() {
+            let jobs = self.root.join(format!("jobs.{w}"));
+            fs::write(&jobs, part.join("\0") + "\0").map_err(|e| e.to_string())?;
+            let first = w * chunk;
+            let mut child = spawn_driver(&prefix, &driver, &jobs, first, &work)?;
+            let mut out = child.stdout.take().expect("piped");
+            let pid = child.id();
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                let mut sink = Vec::new();
+                let _ = out.read_to_end(&mut sink);
+                let status = child.wait();
+                let _ = tx.send((w, status.map(|s| s.code())));
+            });
+            children.push(pid);
+        }
+        drop(tx);
+        let started = Instant::now();
+        for _ in 0..children.len() {
+            let left = Duration::from_secs_f64(deadline).saturating_sub(started.elapsed());
+            match rx.recv_timeout(left) {
+                Ok((_, Ok(Some(0)))) => {}
+                Ok((w, code)) => {
+                    kill_groups(&children);
+                    return Err(format!(
+                        "oracle driver {w} failed: {code:?} (98: not in an empty network namespace)"
+                    ));
+                }
+                Err(_) => {
+                    kill_groups(&children);
+                    return Err(format!(
+                        "oracle drivers still running after {deadline:.0} s"
+                    ));
+                }
+            }
+        }
+        let lost = fs::read_dir(self.root.join("lost"))
+            .map_err(|e| e.to_string())?
+            .count();
+        if lost > 0 {
+            return Err(format!(
+                "{lost} shim logs had no BG_ORACLE_LOG to write to: a command cleared the environment"
+            ));
+        }
+        commands
+            .iter()
+            .enumerate()
+            .map(|(i, c)| read_run(&work.join(i.to_string()), c))
+            .collect()
+    }
+}
+
+fn spawn_driver(
+    prefix: &[&str],
+    driver: &Path,
+    jobs: &Path,
+    first: usize,
+    work: &Path,
+) -> Result<std::process::Child, String> {
+    use std::os::unix::process::CommandExt;
+    Command::new(prefix[0])
+        .args(&prefix[1..])
+        .arg("/bin/bash")
+        .arg(driver)
+        .arg(jobs)
+        .arg(first.to_string())
+        .arg(work)
+        .env("BG_ORACLE_HANDLER", NOT_FOUND_HANDLER)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("cannot start the oracle driver: {e}"))
+}
+
+fn kill_groups(pids: &[u32]) {
+    for pid in pids {
+        let _ = Command::new("/bin/kill")
+            .args(["-KILL", "--", &format!("-{pid}")])
+            .status();
+    }
+}
+
+/// Reads what one command left in its directory.
+fn read_run(dir: &Path, command: &str) -> Result<Run, String> {
+    let mut execs = Vec::new();
+    let mut logs: Vec<_> = fs::read_dir(dir.join("log"))
+        .map_err(|e| e.to_string())?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    logs.sort();
+    for log in logs {
+        let bytes = fs::read(&log).map_err(|e| e.to_string())?;
+        execs.extend(parse_log(&bytes).map_err(|e| format!("{}: {e}", log.display()))?);
+    }
+    let stderr = fs::read(dir.join("stderr"))
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let status = fs::read_to_string(dir.join("status"))
+        .ok()
+        .and_then(|s| s.trim().parse().ok());
+    Ok(Run {
+        command: command.to_string(),
+        execs,
+        stderr,
+        status,
+    })
+}
+
+/// Records of `NAME \0 ARGC \0 ARG... \0`; a `?` before the name marks a
+/// name bash could not find.
+pub fn parse_log(bytes: &[u8]) -> Result<Vec<Exec>, String> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut fields = text.split('\0');
+    let mut out = Vec::new();
+    while let Some(name) = fields.next() {
+        if name.is_empty() {
+            break;
+        }
+        let argc: usize = fields
+            .next()
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| format!("record for `{name}` has no argument count"))?;
+        let mut args = Vec::with_capacity(argc);
+        for _ in 0..argc {
+            args.push(
+                fields
+                    .next()
+                    .ok_or_else(|| format!("record for `{name}` is cut short"))?
+                    .to_string(),
+            );
+        }
+        let (program, not_found) = match name.strip_prefix('?') {
+            Some(n) => (n.to_string(), true),
+            None => (name.to_string(), false),
+        };
+        out.push(Exec {
+            program,
+            args,
+            not_found,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logs_parse() {
+        let log = b"curl\x002\x00-d\x00@-\x00?frob\x000\x00ls\x000\x00";
+        assert_eq!(
+            parse_log(log).unwrap(),
+            vec![
+                Exec {
+                    program: "curl".into(),
+                    args: vec!["-d".into(), "@-".into()],
+                    not_found: false
+                },
+                Exec {
+                    program: "frob".into(),
+                    args: vec![],
+                    not_found: true
+                },
+                Exec {
+                    program: "ls".into(),
+                    args: vec![],
+                    not_found: false
+                },
+            ]
+        );
+        assert!(parse_log(b"curl\x003\x00a\x00").is_err());
+    }
+
+    #[test]
+    fn interfaces_are_read() {
+        let dev = "Inter-|   Receive\n face |bytes\n    lo:  0 0\n  eth0: 1 2\n";
+        assert_eq!(interfaces(dev), vec!["lo", "eth0"]);
+    }
+}

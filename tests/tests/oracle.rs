@@ -1,0 +1,181 @@
+//! The differential oracle: generated commands run under real bash in a
+//! fresh network namespace; every `safe` verdict must account for every
+//! program bash started. Needs `unshare --net` (root, or unprivileged user
+//! namespaces); without it these tests fail, never pass silently.
+//!
+//! `BASHGATE_ORACLE_COUNT` (default 10000) sets how many commands,
+//! `BASHGATE_ORACLE_SEED` the first seed, `BASHGATE_ORACLE_JOBS` (default 2)
+//! the parallel drivers, `BASHGATE_ORACLE_KEEP=1` keeps the scratch dir.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use bashgate_analyzer::{analyze, Verdict};
+use bashgate_tests::gen::{generate, Config, Rng};
+use bashgate_tests::oracle::{Options, Run, Sandbox};
+use bashgate_tests::oracle_check::check;
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    match std::env::var(name) {
+        Ok(v) => v
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={v} is not a valid value")),
+        Err(_) => default,
+    }
+}
+
+fn run(commands: &[&str]) -> Vec<Run> {
+    let sandbox = Sandbox::new(false).expect("scratch directory");
+    sandbox
+        .run(
+            &commands.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+            &Options::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn started(run: &Run) -> Vec<(String, Vec<String>)> {
+    let mut v: Vec<_> = run
+        .execs
+        .iter()
+        .map(|e| {
+            let name = if e.not_found {
+                format!("?{}", e.program)
+            } else {
+                e.program.clone()
+            };
+            (name, e.args.clone())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn names(list: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
+    let mut v: Vec<_> = list
+        .iter()
+        .map(|(p, a)| (p.to_string(), a.iter().map(|s| s.to_string()).collect()))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn the_harness_sees_what_bash_starts() {
+    let runs = run(&[
+        "curl -s x",
+        "env FOO=1 timeout -s KILL 5 ls -l",
+        "bash -c 'nc -l 1; echo hi'",
+        "frobnicate_nowhere a",
+        "echo x > /dev/tcp/127.0.0.1/9",
+        "printf 'a\\n' | xargs -I{} wget {}",
+        "sed '1e ssh' a.txt",
+        "{ sleep 0; curl late; } & exit 0",
+    ]);
+    assert_eq!(started(&runs[0]), names(&[("curl", &["-s", "x"])]));
+    assert_eq!(
+        started(&runs[1]),
+        names(&[
+            ("env", &["FOO=1", "timeout", "-s", "KILL", "5", "ls", "-l"]),
+            ("timeout", &["-s", "KILL", "5", "ls", "-l"]),
+            ("ls", &["-l"]),
+        ])
+    );
+    assert_eq!(
+        started(&runs[2]),
+        names(&[("bash", &["-c", "nc -l 1; echo hi"]), ("nc", &["-l", "1"])])
+    );
+    assert_eq!(started(&runs[3]), names(&[("?frobnicate_nowhere", &["a"])]));
+    assert!(runs[4].opened_socket(), "{:?}", runs[4]);
+    assert!(!runs[0].opened_socket());
+    assert_eq!(
+        started(&runs[5]),
+        names(&[("xargs", &["-I{}", "wget", "{}"]), ("wget", &["a"])])
+    );
+    assert_eq!(
+        started(&runs[6]),
+        names(&[("sed", &["1e ssh", "a.txt"]), ("ssh", &[])])
+    );
+    // A background job that outlives its shell is still waited for.
+    assert_eq!(
+        started(&runs[7]),
+        names(&[("curl", &["late"]), ("sleep", &["0"])])
+    );
+}
+
+#[test]
+fn the_harness_refuses_to_run_without_a_network_namespace() {
+    // Where a namespace can be made this documents the check; where it
+    // cannot, every oracle test fails with its message.
+    bashgate_tests::oracle::check_namespace().unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn differential_oracle() {
+    let count: usize = env_or("BASHGATE_ORACLE_COUNT", 10_000);
+    let seed: u64 = env_or("BASHGATE_ORACLE_SEED", 0x6261_7368);
+    let opts = Options {
+        workers: env_or("BASHGATE_ORACLE_JOBS", 2),
+        keep: env_or("BASHGATE_ORACLE_KEEP", 0u8) == 1,
+        ..Options::default()
+    };
+    let mut rng = Rng::new(seed);
+    let cfg = Config::oracle();
+    let commands: Vec<String> = (0..count)
+        .map(|_| generate(&mut rng, &cfg).command)
+        .collect();
+
+    let t = Instant::now();
+    let analyses: Vec<_> = commands.iter().map(|c| analyze(c)).collect();
+    let analyze_time = t.elapsed();
+    let t = Instant::now();
+    let sandbox = Sandbox::new(opts.keep).expect("scratch directory");
+    let runs = sandbox
+        .run(&commands, &opts)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let run_time = t.elapsed();
+
+    let mut report = String::new();
+    let mut mismatched = 0;
+    let (mut safe, mut execs, mut timeouts) = (0, 0, 0);
+    for (i, (a, r)) in analyses.iter().zip(&runs).enumerate() {
+        safe += usize::from(a.verdict == Verdict::Safe);
+        execs += r.execs.len();
+        timeouts += usize::from(r.timed_out());
+        let found = check(a, r);
+        if found.is_empty() {
+            continue;
+        }
+        mismatched += 1;
+        let _ = writeln!(
+            report,
+            "--- command {i} (verdict {}):\n{}",
+            a.verdict, r.command
+        );
+        for m in &found {
+            let _ = writeln!(report, "  {m}");
+        }
+        let listed: Vec<_> = a
+            .invocations
+            .iter()
+            .map(|i| (&i.program, &i.args))
+            .collect();
+        let _ = writeln!(report, "  analyzer listed: {listed:?}");
+    }
+    let summary = format!(
+        "oracle: {count} commands (seed {seed:#x}), {safe} safe verdicts checked, \
+         {execs} programs started, {timeouts} timed out, {mismatched} mismatched; \
+         analysis {analyze_time:.1?}, bash {run_time:.1?}"
+    );
+    eprintln!("{summary}");
+    if mismatched > 0 {
+        let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("oracle-mismatches.txt");
+        let _ = std::fs::write(&path, &report);
+        let shown: String = report.chars().take(20_000).collect();
+        panic!("{summary}\nfull report: {}\n{shown}", path.display());
+    }
+    assert!(
+        safe * 5 >= count,
+        "too few safe verdicts to check: {safe} of {count}"
+    );
+}
