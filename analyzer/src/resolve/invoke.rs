@@ -65,15 +65,25 @@ impl<'c> Resolver<'c> {
             match self.catalog.system_program(&name) {
                 Some(base) => base.to_string(),
                 None => {
-                    let v = self.add(
+                    let mut v = self.add(
                         frame,
                         Rule::PathQualified,
                         name_arg.span,
-                        format!(
-                            "`{name}` runs whatever file is at that path, not a known system tool"
-                        ),
+                        format!("`{name}` runs whatever file is at that path, not a known system tool"),
                     );
-                    self.record(leaf(Some(name), v), Output::default());
+                    // A copy of a network tool is still a network tool.
+                    let base = name.rsplit('/').next().unwrap_or("");
+                    if let Some((canon, entry)) = self.catalog.lookup(base) {
+                        if matches!(entry.class, Class::Network | Class::Interpreter | Class::Package) {
+                            v = v.max(self.add(
+                                frame,
+                                Rule::NetworkProgram,
+                                name_arg.span,
+                                format!("`{name}` is named like `{canon}`, which reaches the network"),
+                            ));
+                        }
+                    }
+                    self.record(leaf(Some(name), v), Output { network: v == Verdict::Network, decoded: false });
                     return;
                 }
             }
@@ -93,7 +103,17 @@ impl<'c> Resolver<'c> {
         let canon = canon.to_string();
         match entry.class {
             Class::Wrapper => {
-                let v = self.wrapper(&canon, entry, args, frame, feed, wrappers);
+                let before = self.invocations.len();
+                let mut v = self.wrapper(&canon, entry, args, frame, feed, wrappers);
+                // Only when something runs: `sudo -l` just lists.
+                if entry.privileged && (self.invocations.len() > before || v > Verdict::Safe) {
+                    v = v.max(self.add(
+                        frame,
+                        Rule::Privilege,
+                        name_arg.span,
+                        format!("`{canon}` runs a program with elevated privileges"),
+                    ));
+                }
                 self.record(leaf(Some(program), v), Output::default());
             }
             Class::Shell => {
@@ -312,6 +332,56 @@ impl<'c> Resolver<'c> {
                 }
             }
         }
+        if let Some(which) = entry.writes.as_deref() {
+            let operands: Vec<&Arg> = args.iter().filter(|a| a.text().is_some_and(|t| !t.starts_with('-'))).collect();
+            let mut targets: Vec<(&Arg, &str)> = Vec::new();
+            for (i, a) in args.iter().enumerate() {
+                let Some(t) = a.text() else { continue };
+                if let Some(v) = t.strip_prefix("of=").or_else(|| t.strip_prefix("--target-directory=")) {
+                    targets.push((a, v));
+                } else if t == "-t" || t == "--target-directory" {
+                    if let Some(v) = args.get(i + 1).and_then(Arg::text) {
+                        targets.push((&args[i + 1], v));
+                    }
+                }
+            }
+            match which {
+                "all" => targets.extend(operands.iter().filter_map(|a| a.text().map(|t| (*a, t)))),
+                _ => targets.extend(operands.last().and_then(|a| a.text().map(|t| (*a, t)))),
+            }
+            for (a, path) in targets {
+                if self.catalog.in_system_dir(path) {
+                    verdict = verdict.max(self.add(
+                        frame,
+                        Rule::WritesSystemDir,
+                        a.span,
+                        format!("`{canon}` writes `{path}`, inside a directory of trusted programs"),
+                    ));
+                }
+            }
+        }
+        if let Some(mode_options) = &entry.modes {
+            let mut prev: Option<&str> = None;
+            for a in args {
+                let Some(t) = a.text() else { continue };
+                let mode = if mode_options.is_empty() {
+                    Some(t)
+                } else if prev.is_some_and(|p| mode_options.iter().any(|o| o == p)) {
+                    Some(t)
+                } else {
+                    t.split_once('=').filter(|(k, _)| mode_options.iter().any(|o| o == k)).map(|(_, v)| v)
+                };
+                if mode.is_some_and(grants_setid) {
+                    verdict = verdict.max(self.add(
+                        frame,
+                        Rule::Privilege,
+                        a.span,
+                        format!("`{canon}` sets a setuid or setgid bit"),
+                    ));
+                }
+                prev = Some(t);
+            }
+        }
         if let Some(lang) = &entry.script {
             for f in scripts::check(lang, args) {
                 verdict = verdict.max(self.add(frame, f.rule, f.span, f.message));
@@ -425,6 +495,21 @@ fn names_a_variable(canon: &str, args: &[Arg], i: usize) -> bool {
     }
 }
 
+/// A chmod-style mode that sets the setuid or setgid bit: octal `4755`,
+/// `2755`, `6777`, or symbolic `u+s`, `g=s`, `+s`.
+fn grants_setid(mode: &str) -> bool {
+    if !mode.is_empty() && mode.chars().all(|c| ('0'..='7').contains(&c)) {
+        if mode.len() < 4 {
+            return false;
+        }
+        let special = mode.as_bytes()[mode.len() - 4] - b'0';
+        return special & 0b110 != 0;
+    }
+    mode.split(',').any(|clause| {
+        clause.find(['+', '=']).is_some_and(|i| clause[i..].contains('s'))
+    })
+}
+
 fn is_identifier(t: &str) -> bool {
     !t.is_empty()
         && !t.starts_with(|c: char| c.is_ascii_digit())
@@ -454,6 +539,16 @@ fn is_decoding(entry: &Entry, rest: &[Arg]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn setid_modes() {
+        for m in ["4755", "2755", "6777", "04755", "u+s", "g+s", "+s", "a=rwxs", "u+x,g+s"] {
+            assert!(grants_setid(m), "{m}");
+        }
+        for m in ["755", "0755", "1777", "u+x", "go-w", "a=r", "-s", "rw"] {
+            assert!(!grants_setid(m), "{m}");
+        }
+    }
 
     #[test]
     fn globs() {

@@ -427,6 +427,15 @@ impl<'c> Resolver<'c> {
                     [Part::Dynamic(d)] if d.kind == DynKind::ProcessSubstitution);
                 match w.value() {
                     Value::Static(path) => {
+                        let writes = r.op.contains('>');
+                        if writes && self.catalog.in_system_dir(&path) {
+                            self.add(
+                                frame,
+                                Rule::WritesSystemDir,
+                                r.span,
+                                format!("`{}` writes `{path}`, inside a directory of trusted programs", r.op),
+                            );
+                        }
                         if is_dev_net(&path) {
                             self.add(
                                 frame,
