@@ -299,7 +299,9 @@ impl Catalog {
         while norm.contains("//") || norm.contains("/./") {
             norm = norm.replace("//", "/").replace("/./", "/");
         }
-        self.system_dirs.iter().any(|d| norm == *d || norm.starts_with(&format!("{d}/")))
+        self.system_dirs
+            .iter()
+            .any(|d| norm == *d || norm.starts_with(&format!("{d}/")))
     }
 
     /// `/usr/bin/curl` → `curl`; `None` for any other path.

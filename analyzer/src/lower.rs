@@ -303,6 +303,7 @@ impl<'a> Lowerer<'a> {
             redirects: Vec::new(),
         };
         let mut extra = Vec::new();
+        let mut word_nodes = Vec::new();
         let mut cursor = n.walk();
         for child in n.named_children(&mut cursor) {
             match child.kind() {
@@ -311,23 +312,14 @@ impl<'a> Lowerer<'a> {
                 }
                 "command_name" => {
                     // The name's single child is the word itself.
-                    let inner = child.named_child(0).unwrap_or(child);
-                    let w = if inner.id() == child.id() {
-                        self.plain_word(child)
-                    } else {
-                        self.word(inner, depth)
-                    };
-                    simple.words.insert(0, w);
+                    word_nodes.push(child.named_child(0).unwrap_or(child));
                 }
                 k if REDIRECTS.contains(&k) => {
                     let r = self.redirect(child, depth);
                     simple.redirects.extend(r.redirects);
                     extra.extend(r.trailing.into_iter().map(|(_, c)| c));
                 }
-                k if WORDS.contains(&k) => {
-                    let w = self.word(child, depth);
-                    simple.words.push(w);
-                }
+                k if WORDS.contains(&k) => word_nodes.push(child),
                 "comment" => {}
                 _ => {
                     if let Some(cmd) = self.statement_or_generic(child, depth) {
@@ -338,7 +330,8 @@ impl<'a> Lowerer<'a> {
         }
         // The name precedes the arguments even when tree-sitter lists a
         // prefix assignment first.
-        simple.words.sort_by_key(|w| w.span.start);
+        word_nodes.sort_by_key(|w| w.start_byte());
+        simple.words = self.words(&word_nodes, depth);
         if extra.is_empty() {
             Command::Simple(simple)
         } else {
@@ -553,7 +546,7 @@ impl<'a> Lowerer<'a> {
         match n.kind() {
             "file_redirect" => {
                 let mut op = String::new();
-                let mut targets = Vec::new();
+                let mut target_nodes = Vec::new();
                 let mut cursor = n.walk();
                 for child in n.children(&mut cursor) {
                     if !child.is_named() {
@@ -574,9 +567,9 @@ impl<'a> Lowerer<'a> {
                         }
                         continue;
                     }
-                    targets.push(self.word(child, depth));
+                    target_nodes.push(child);
                 }
-                for target in targets {
+                for target in self.words(&target_nodes, depth) {
                     out.redirects.push(Redirect {
                         span: span(n),
                         op: op.clone(),
@@ -723,6 +716,35 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Lowers word nodes, joining the ones bash reads as a single word:
+    /// tree-sitter splits `'a'\b` and `'a'\<newline>'b'` into siblings.
+    fn words(&mut self, nodes: &[Node], depth: usize) -> Vec<Word> {
+        let mut out: Vec<Word> = Vec::new();
+        let mut prev_end: Option<usize> = None;
+        for &n in nodes {
+            let joined = prev_end.is_some_and(|end| {
+                let gap = self.src.get(end..n.start_byte()).unwrap_or(" ");
+                gap.is_empty() || gap.as_bytes().chunks(2).all(|c| c == b"\\\n")
+            });
+            let w = self.word(n, depth);
+            match out.last_mut() {
+                Some(last) if joined => {
+                    last.span = last.span.cover(w.span);
+                    last.origin = None;
+                    for p in w.parts {
+                        match p {
+                            Part::Lit { text, quoted } => push_lit(&mut last.parts, text, quoted),
+                            d => last.parts.push(d),
+                        }
+                    }
+                }
+                _ => out.push(w),
+            }
+            prev_end = Some(n.end_byte());
+        }
+        out
+    }
+
     /// A word whose text is taken literally (names, keywords).
     fn plain_word(&self, n: Node) -> Word {
         let sp = span(n);
@@ -820,6 +842,7 @@ impl<'a> Lowerer<'a> {
         }
         let mut parts = Vec::new();
         self.word_parts(n, depth + 1, &mut parts);
+        tilde_prefix(&mut parts, sp);
         if has_brace_expansion(&parts) {
             // One word becomes several: its value is not a single string.
             let commands = parts
@@ -1215,6 +1238,39 @@ fn unescape_heredoc(src: &str) -> String {
         }
     }
     out
+}
+
+/// A leading `~+`, `~-` or `~user` expands to $PWD, $OLDPWD or a home
+/// directory: run-time values. A plain `~` ($HOME) stays literal: assigning
+/// HOME is itself a finding.
+fn tilde_prefix(parts: &mut Vec<Part>, sp: Span) {
+    let Some(Part::Lit {
+        text,
+        quoted: false,
+    }) = parts.first_mut()
+    else {
+        return;
+    };
+    if !text.starts_with('~') {
+        return;
+    }
+    let end = text.find('/').unwrap_or(text.len());
+    if end == 1 {
+        return;
+    }
+    let rest = text[end..].to_string();
+    let dynamic = Part::Dynamic(Dynamic {
+        kind: DynKind::Parameter,
+        span: Span::new(sp.start, sp.start + end),
+        commands: vec![],
+        reparse: None,
+    });
+    if rest.is_empty() {
+        parts[0] = dynamic;
+    } else {
+        *text = rest;
+        parts.insert(0, dynamic);
+    }
 }
 
 fn is_identifier(t: &str) -> bool {

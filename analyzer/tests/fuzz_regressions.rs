@@ -65,8 +65,11 @@ fn line_continuation_splits_word() {
 fn tilde_expansion_is_not_static() {
     assert_not_safe("OLDPWD=--pre=curl; rg x ~-");
     assert_not_safe("read HOME <<<--pre=curl; rg x ~");
-    let a = analyze("ls ~/x");
-    assert_ne!(a.invocations[0].args, vec![Some("~/x".to_string())]);
+    // `~-`, `~+` and `~user` are run-time values; a plain `~` stays as
+    // written so path policies can expand it, because giving HOME a value
+    // in the command is itself a finding.
+    let a = analyze("ls ~-/x ~/y");
+    assert_eq!(a.invocations[0].args, vec![None, Some("~/y".to_string())]);
 }
 
 #[test]

@@ -69,21 +69,34 @@ impl<'c> Resolver<'c> {
                         frame,
                         Rule::PathQualified,
                         name_arg.span,
-                        format!("`{name}` runs whatever file is at that path, not a known system tool"),
+                        format!(
+                            "`{name}` runs whatever file is at that path, not a known system tool"
+                        ),
                     );
                     // A copy of a network tool is still a network tool.
                     let base = name.rsplit('/').next().unwrap_or("");
                     if let Some((canon, entry)) = self.catalog.lookup(base) {
-                        if matches!(entry.class, Class::Network | Class::Interpreter | Class::Package) {
+                        if matches!(
+                            entry.class,
+                            Class::Network | Class::Interpreter | Class::Package
+                        ) {
                             v = v.max(self.add(
                                 frame,
                                 Rule::NetworkProgram,
                                 name_arg.span,
-                                format!("`{name}` is named like `{canon}`, which reaches the network"),
+                                format!(
+                                    "`{name}` is named like `{canon}`, which reaches the network"
+                                ),
                             ));
                         }
                     }
-                    self.record(leaf(Some(name), v), Output { network: v == Verdict::Network, decoded: false });
+                    self.record(
+                        leaf(Some(name), v),
+                        Output {
+                            network: v == Verdict::Network,
+                            decoded: false,
+                        },
+                    );
                     return;
                 }
             }
@@ -204,23 +217,29 @@ impl<'c> Resolver<'c> {
     /// Builtins that give variables run-time values or evaluate names
     /// arithmetically, for [`Resolver::finish`].
     fn track_variables(&mut self, canon: &str, rest: &[Arg], frame: &Frame) {
-        let idents = |args: &[Arg]| -> Vec<String> {
-            args.iter()
-                .filter_map(Arg::text)
-                .filter(|t| is_identifier(t))
-                .map(str::to_string)
-                .collect()
-        };
+        let mut targets: Vec<&Arg> = Vec::new();
         match canon {
-            "read" | "mapfile" | "getopts" => self.runtime_vars.extend(idents(rest)),
+            "read" | "mapfile" | "getopts" => {
+                targets.extend(rest.iter().filter(|a| a.text().is_some_and(is_identifier)))
+            }
             "printf" | "wait" => {
                 let flag = if canon == "printf" { "-v" } else { "-p" };
                 for w in rest.windows(2) {
-                    if w[0].text() == Some(flag) {
-                        self.runtime_vars.extend(idents(&w[1..]));
+                    if w[0].text() == Some(flag) && w[1].text().is_some_and(is_identifier) {
+                        targets.push(&w[1]);
                     }
                 }
             }
+            _ => {}
+        }
+        for a in targets {
+            if let Some(name) = a.text() {
+                self.runtime_vars
+                    .entry(name.to_string())
+                    .or_insert(frame.map.map(a.span));
+            }
+        }
+        match canon {
             "let" => {
                 for a in rest {
                     if let Some(t) = a.text() {
@@ -333,11 +352,17 @@ impl<'c> Resolver<'c> {
             }
         }
         if let Some(which) = entry.writes.as_deref() {
-            let operands: Vec<&Arg> = args.iter().filter(|a| a.text().is_some_and(|t| !t.starts_with('-'))).collect();
+            let operands: Vec<&Arg> = args
+                .iter()
+                .filter(|a| a.text().is_some_and(|t| !t.starts_with('-')))
+                .collect();
             let mut targets: Vec<(&Arg, &str)> = Vec::new();
             for (i, a) in args.iter().enumerate() {
                 let Some(t) = a.text() else { continue };
-                if let Some(v) = t.strip_prefix("of=").or_else(|| t.strip_prefix("--target-directory=")) {
+                if let Some(v) = t
+                    .strip_prefix("of=")
+                    .or_else(|| t.strip_prefix("--target-directory="))
+                {
                     targets.push((a, v));
                 } else if t == "-t" || t == "--target-directory" {
                     if let Some(v) = args.get(i + 1).and_then(Arg::text) {
@@ -355,7 +380,9 @@ impl<'c> Resolver<'c> {
                         frame,
                         Rule::WritesSystemDir,
                         a.span,
-                        format!("`{canon}` writes `{path}`, inside a directory of trusted programs"),
+                        format!(
+                            "`{canon}` writes `{path}`, inside a directory of trusted programs"
+                        ),
                     ));
                 }
             }
@@ -369,7 +396,9 @@ impl<'c> Resolver<'c> {
                 } else if prev.is_some_and(|p| mode_options.iter().any(|o| o == p)) {
                     Some(t)
                 } else {
-                    t.split_once('=').filter(|(k, _)| mode_options.iter().any(|o| o == k)).map(|(_, v)| v)
+                    t.split_once('=')
+                        .filter(|(k, _)| mode_options.iter().any(|o| o == k))
+                        .map(|(_, v)| v)
                 };
                 if mode.is_some_and(grants_setid) {
                     verdict = verdict.max(self.add(
@@ -506,7 +535,9 @@ fn grants_setid(mode: &str) -> bool {
         return special & 0b110 != 0;
     }
     mode.split(',').any(|clause| {
-        clause.find(['+', '=']).is_some_and(|i| clause[i..].contains('s'))
+        clause
+            .find(['+', '='])
+            .is_some_and(|i| clause[i..].contains('s'))
     })
 }
 
@@ -542,7 +573,9 @@ mod tests {
 
     #[test]
     fn setid_modes() {
-        for m in ["4755", "2755", "6777", "04755", "u+s", "g+s", "+s", "a=rwxs", "u+x,g+s"] {
+        for m in [
+            "4755", "2755", "6777", "04755", "u+s", "g+s", "+s", "a=rwxs", "u+x,g+s",
+        ] {
             assert!(grants_setid(m), "{m}");
         }
         for m in ["755", "0755", "1777", "u+x", "go-w", "a=r", "-s", "rw"] {

@@ -8,7 +8,7 @@ mod options;
 mod shells;
 mod wrappers;
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use crate::analysis::{Finding, Invocation, RedirectUse};
 use crate::catalog::Catalog;
@@ -103,7 +103,7 @@ pub struct Resolver<'c> {
     arith_refs: Vec<(String, Span, Vec<String>)>,
     /// Variables given a value only known at run time somewhere in the
     /// command (`x=$(...)`, `read x`, `for x in $(...)`).
-    runtime_vars: HashSet<String>,
+    runtime_vars: HashMap<String, Span>,
     /// Where `declare -i` (or kin) gives variables the integer attribute.
     integer_attribute: Option<(Span, Vec<String>)>,
 }
@@ -118,7 +118,7 @@ impl<'c> Resolver<'c> {
             redirects: Vec::new(),
             outputs: Vec::new(),
             arith_refs: Vec::new(),
-            runtime_vars: HashSet::new(),
+            runtime_vars: HashMap::new(),
             integer_attribute: None,
         }
     }
@@ -231,8 +231,11 @@ impl<'c> Resolver<'c> {
             self.arith_refs
                 .push((name.clone(), frame.map.map(*sp), frame.via.clone()));
         }
-        self.runtime_vars
-            .extend(lowered.dynamic_loop_vars.iter().cloned());
+        for name in &lowered.dynamic_loop_vars {
+            self.runtime_vars
+                .entry(name.clone())
+                .or_insert(frame.map.map(Span::new(0, text.len())));
+        }
         for sp in &lowered.prompt_expansions {
             self.add(
                 frame,
@@ -251,7 +254,7 @@ impl<'c> Resolver<'c> {
     pub fn finish(&mut self) {
         let refs = std::mem::take(&mut self.arith_refs);
         for (name, span, via) in refs {
-            if self.runtime_vars.contains(&name) {
+            if self.runtime_vars.contains_key(&name) {
                 let mut message = format!(
                     "`{name}` is evaluated arithmetically and gets its value at run time; a subscript in that value would run a command"
                 );
@@ -264,6 +267,22 @@ impl<'c> Resolver<'c> {
                     message,
                 });
             }
+        }
+        let mut dangerous: Vec<(&String, &Span)> = self
+            .runtime_vars
+            .iter()
+            .filter(|(v, _)| self.catalog.is_dangerous_variable(v))
+            .collect();
+        dangerous.sort_by_key(|(name, _)| name.as_str());
+        for (name, span) in dangerous {
+            let message = format!(
+                "{name} is given a value only known at run time, and it changes which code runs"
+            );
+            self.findings.push(Finding {
+                rule: Rule::DangerousAssignment,
+                span: *span,
+                message,
+            });
         }
         if let Some((span, via)) = self.integer_attribute.take() {
             if !self.runtime_vars.is_empty() {
@@ -365,12 +384,16 @@ impl<'c> Resolver<'c> {
                     }
                     Some(_) => {}
                     None => {
-                        self.runtime_vars.insert(a.name.clone());
+                        self.runtime_vars
+                            .entry(a.name.clone())
+                            .or_insert(frame.map.map(a.span));
                     }
                 },
                 values => {
                     if values.iter().any(|v| v.static_value().is_none()) {
-                        self.runtime_vars.insert(a.name.clone());
+                        self.runtime_vars
+                            .entry(a.name.clone())
+                            .or_insert(frame.map.map(a.span));
                     }
                 }
             }
@@ -433,7 +456,10 @@ impl<'c> Resolver<'c> {
                                 frame,
                                 Rule::WritesSystemDir,
                                 r.span,
-                                format!("`{}` writes `{path}`, inside a directory of trusted programs", r.op),
+                                format!(
+                                    "`{}` writes `{path}`, inside a directory of trusted programs",
+                                    r.op
+                                ),
                             );
                         }
                         if is_dev_net(&path) {

@@ -43,6 +43,7 @@ impl<'c> Resolver<'c> {
         let name_span = args[0].span;
         let mut command_mode = false;
         let mut stdin_mode = false;
+        let mut startup_files: Option<Span> = None;
         let mut verdict = Verdict::Safe;
         let mut i = 1;
         while i < args.len() {
@@ -71,6 +72,9 @@ impl<'c> Resolver<'c> {
                     i += if s.contains('=') { 1 } else { 2 };
                     continue;
                 }
+                if name == "--login" {
+                    startup_files = Some(a.span);
+                }
                 if !LONG_FLAGS.contains(&name) {
                     return verdict.max(self.add(
                         frame,
@@ -88,6 +92,7 @@ impl<'c> Resolver<'c> {
                     match c {
                         'c' => command_mode = true,
                         's' => stdin_mode = true,
+                        'l' | 'i' if s.starts_with('-') => startup_files = Some(a.span),
                         'o' | 'O' => consume += 1,
                         c if c.is_ascii_alphabetic() => {}
                         _ => {
@@ -104,6 +109,14 @@ impl<'c> Resolver<'c> {
                 continue;
             }
             break;
+        }
+        if let Some(sp) = startup_files {
+            verdict = verdict.max(self.add(
+                frame,
+                Rule::CodeFromFile,
+                sp,
+                format!("a login or interactive `{canon}` runs its startup files (/etc/profile, ~/.profile, ~/.bashrc)"),
+            ));
         }
         let operands = args.get(i..).unwrap_or(&[]);
         let foreign = entry.foreign_syntax;
