@@ -391,9 +391,9 @@ impl<'c> Resolver<'c> {
             let mut prev: Option<&str> = None;
             for a in args {
                 let Some(t) = a.text() else { continue };
-                let mode = if mode_options.is_empty() {
-                    Some(t)
-                } else if prev.is_some_and(|p| mode_options.iter().any(|o| o == p)) {
+                let mode = if mode_options.is_empty()
+                    || prev.is_some_and(|p| mode_options.iter().any(|o| o == p))
+                {
                     Some(t)
                 } else {
                     t.split_once('=')
