@@ -4,6 +4,8 @@
 //! with the same profile) and real programs around it. Each area keeps its
 //! own module; integration tests live in `tests/tests/`.
 
+pub mod gate;
+pub mod gate_http;
 pub mod gen;
 pub mod gen_programs;
 pub mod gen_words;

@@ -1,0 +1,248 @@
+//! Helpers for the gate's end-to-end tests: a sandbox (state directory,
+//! project directory, configuration) and the built `bashgate hook claude`
+//! fed real Claude Code event JSON.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+use crate::bashgate_bin;
+
+/// A throwaway world for one test: its own state directory, project
+/// directory and configuration, and no inherited keys or configs.
+pub struct Sandbox {
+    pub dir: tempfile::TempDir,
+    pub env: Vec<(String, String)>,
+}
+
+/// What the hook answered.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: i32,
+    pub json: Value,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Answer {
+    pub fn decision(&self) -> &str {
+        self.json["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap_or("")
+    }
+
+    pub fn reason(&self) -> &str {
+        self.json["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or("")
+    }
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Sandbox::new()
+    }
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("project")).unwrap();
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        std::fs::create_dir_all(dir.path().join("xdg")).unwrap();
+        let env = vec![
+            (
+                "BASHGATE_STATE_DIR".to_string(),
+                dir.path().join("state").display().to_string(),
+            ),
+            (
+                "HOME".to_string(),
+                dir.path().join("home").display().to_string(),
+            ),
+            (
+                "XDG_CONFIG_HOME".to_string(),
+                dir.path().join("xdg").display().to_string(),
+            ),
+        ];
+        Sandbox { dir, env }
+    }
+
+    /// A sandbox whose configuration file holds `toml`.
+    pub fn with_config(toml: &str) -> Sandbox {
+        let mut s = Sandbox::new();
+        let p = s.dir.path().join("bashgate.toml");
+        std::fs::write(&p, toml).unwrap();
+        s.set("BASHGATE_CONFIG", &p.display().to_string());
+        s
+    }
+
+    pub fn set(&mut self, k: &str, v: &str) {
+        self.env.retain(|(a, _)| a != k);
+        self.env.push((k.to_string(), v.to_string()));
+    }
+
+    pub fn project(&self) -> PathBuf {
+        self.dir.path().join("project")
+    }
+
+    pub fn state(&self) -> PathBuf {
+        self.dir.path().join("state")
+    }
+
+    /// A `bashgate` command with the sandbox's environment.
+    pub fn command(&self) -> Command {
+        let mut c = Command::new(bashgate_bin());
+        for k in [
+            "BASHGATE_CONFIG",
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_AUTH_TOKEN",
+            "ANTHROPIC_BASE_URL",
+            "OPENAI_API_KEY",
+            "OPENAI_BASE_URL",
+            "XDG_STATE_HOME",
+            "RUST_BACKTRACE",
+        ] {
+            c.env_remove(k);
+        }
+        for (k, v) in &self.env {
+            c.env(k, v);
+        }
+        c.current_dir(self.project());
+        c
+    }
+
+    /// Runs `bashgate ARGS`.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command().args(args).output().expect("bashgate runs")
+    }
+
+    /// Feeds raw bytes to `bashgate hook claude`.
+    pub fn hook_raw(&self, input: &[u8]) -> Answer {
+        let mut child = self
+            .command()
+            .args(["hook", "claude"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("bashgate starts");
+        let mut stdin = child.stdin.take().unwrap();
+        let data = input.to_vec();
+        let w = std::thread::spawn(move || {
+            let _ = stdin.write_all(&data);
+        });
+        let out = child.wait_with_output().unwrap();
+        let _ = w.join();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        Answer {
+            status: out.status.code().unwrap_or(-1),
+            json: serde_json::from_str(stdout.trim()).unwrap_or(Value::Null),
+            stdout,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    pub fn hook(&self, event: &Value) -> Answer {
+        self.hook_raw(event.to_string().as_bytes())
+    }
+
+    /// A PreToolUse event as Claude Code sends it.
+    pub fn pre_event(&self, session: &str, tool: &str, input: Value) -> Value {
+        json!({
+            "session_id": session,
+            "transcript_path": self.dir.path().join("t.jsonl").display().to_string(),
+            "cwd": self.project().display().to_string(),
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": tool,
+            "tool_input": input,
+        })
+    }
+
+    /// A PostToolUse event as Claude Code sends it.
+    pub fn post_event(&self, session: &str, tool: &str, input: Value) -> Value {
+        json!({
+            "session_id": session,
+            "transcript_path": self.dir.path().join("t.jsonl").display().to_string(),
+            "cwd": self.project().display().to_string(),
+            "permission_mode": "default",
+            "hook_event_name": "PostToolUse",
+            "tool_name": tool,
+            "tool_input": input,
+            "tool_response": {"ok": true},
+        })
+    }
+
+    pub fn pre(&self, session: &str, tool: &str, input: Value) -> Answer {
+        let a = self.hook(&self.pre_event(session, tool, input));
+        assert_eq!(a.status, 0, "the hook must exit 0: {a:?}");
+        a
+    }
+
+    pub fn bash(&self, session: &str, command: &str) -> Answer {
+        self.pre(
+            session,
+            "Bash",
+            json!({ "command": command, "description": "test" }),
+        )
+    }
+
+    pub fn post(&self, session: &str, tool: &str, input: Value) -> Answer {
+        let a = self.hook(&self.post_event(session, tool, input));
+        assert_eq!(a.status, 0, "the hook must exit 0: {a:?}");
+        a
+    }
+
+    /// Sets a session's taint the way an agent would: by reading.
+    pub fn taint(&self, session: &str, corruption: bool, secret: bool) {
+        if corruption {
+            self.post(
+                session,
+                "WebFetch",
+                json!({"url": "https://example.com/page", "prompt": "summarize"}),
+            );
+        }
+        if secret {
+            self.post(
+                session,
+                "Read",
+                json!({"file_path": self.project().join(".env").display().to_string()}),
+            );
+        }
+    }
+
+    /// `bashgate audit --json` lines.
+    pub fn audit(&self, args: &[&str]) -> Vec<Value> {
+        let mut a = vec!["audit", "--json", "--limit", "1000"];
+        a.extend_from_slice(args);
+        let out = self.run(&a);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("audit --json lines are JSON"))
+            .collect()
+    }
+}
+
+/// The path of an example configuration in docs/examples.
+pub fn example(name: &str) -> PathBuf {
+    crate::workspace_root()
+        .join("docs")
+        .join("examples")
+        .join(name)
+}
+
+/// Writes an executable script.
+pub fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let p = dir.join(name);
+    std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p
+}

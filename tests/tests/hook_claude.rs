@@ -1,0 +1,259 @@
+//! `bashgate hook claude` end to end: the built binary fed real Claude Code
+//! event JSON. Output shape, exit status, malformed input, taint carried
+//! from PostToolUse to PreToolUse, concurrency, and `init claude`.
+
+use bashgate_tests::gate::Sandbox;
+use serde_json::{json, Value};
+
+#[test]
+fn answers_pre_tool_use_in_claude_codes_format() {
+    let s = Sandbox::new();
+    let a = s.bash("sess-1", "ls -la");
+    assert_eq!(a.status, 0);
+    let out = &a.json["hookSpecificOutput"];
+    assert_eq!(out["hookEventName"], "PreToolUse");
+    assert_eq!(out["permissionDecision"], "allow");
+    assert!(out["permissionDecisionReason"]
+        .as_str()
+        .unwrap()
+        .contains("ls -la"));
+    // Exactly one JSON document on stdout.
+    assert_eq!(a.stdout.trim().lines().count(), 1);
+}
+
+#[test]
+fn post_tool_use_answers_empty_and_records_taint_that_pre_tool_use_reads() {
+    let s = Sandbox::with_config("[cop]\napi_key_env = \"BASHGATE_TEST_UNSET_KEY\"\n");
+    // Untainted: a network command is allowed.
+    assert_eq!(s.bash("t1", "curl https://example.com").decision(), "allow");
+    let p = s.post(
+        "t1",
+        "WebFetch",
+        json!({"url": "https://example.com", "prompt": "x"}),
+    );
+    assert_eq!(p.json, json!({}));
+    // Corruption-tainted, no Cop key: the person decides.
+    let a = s.bash("t1", "curl https://example.com");
+    assert_eq!(a.decision(), "ask", "{a:?}");
+    assert!(a.reason().contains("BG419"), "{}", a.reason());
+    // Another session is unaffected.
+    assert_eq!(s.bash("t2", "curl https://example.com").decision(), "allow");
+    // Reading a secret as well: both taints, the person decides, no Cop.
+    s.post("t1", "Bash", json!({"command": "cat .env"}));
+    let a = s.bash("t1", "curl https://example.com");
+    assert_eq!(a.decision(), "ask");
+    assert!(a.reason().contains("BG411"), "{}", a.reason());
+    let shown = s.run(&["taint", "show", "--session", "t1", "--json"]);
+    let v: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(v["taint"], json!({"corruption": true, "secret": true}));
+    // Clearing forgets it.
+    assert!(s
+        .run(&["taint", "clear", "--session", "t1"])
+        .status
+        .success());
+    assert_eq!(s.bash("t1", "curl https://example.com").decision(), "allow");
+}
+
+#[test]
+fn malformed_input_gets_a_decision_and_a_reason() {
+    let s = Sandbox::new();
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("not json", b"this is not json".to_vec(), "not valid JSON"),
+        ("empty", Vec::new(), "no input"),
+        ("array", b"[1,2]".to_vec(), "not an object"),
+        (
+            "invalid utf-8",
+            b"{\"session_id\":\"x\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls \xff\xfe\"}}".to_vec(),
+            "UTF-8",
+        ),
+        (
+            "no tool_name",
+            br#"{"session_id":"x","hook_event_name":"PreToolUse","tool_input":{"command":"ls"}}"#.to_vec(),
+            "tool_name",
+        ),
+        (
+            "no session_id",
+            br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#.to_vec(),
+            "session_id",
+        ),
+        (
+            "no command",
+            br#"{"session_id":"x","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{}}"#.to_vec(),
+            "command",
+        ),
+        (
+            "command not a string",
+            br#"{"session_id":"x","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":42}}"#.to_vec(),
+            "command",
+        ),
+    ];
+    for (name, input, needle) in cases {
+        let a = s.hook_raw(&input);
+        assert_eq!(a.status, 0, "{name}: {a:?}");
+        assert_eq!(
+            a.decision(),
+            "ask",
+            "{name}: default on_error is ask: {a:?}"
+        );
+        assert!(a.reason().contains(needle), "{name}: {}", a.reason());
+        assert!(a.reason().contains("BG416"), "{name}: {}", a.reason());
+    }
+}
+
+#[test]
+fn on_error_deny_and_allow_apply_to_malformed_input() {
+    for (mode, expected) in [("deny", "deny"), ("allow", "allow"), ("ask", "ask")] {
+        let s = Sandbox::with_config(&format!("on_error = \"{mode}\"\n"));
+        let a = s.hook_raw(b"{oops");
+        assert_eq!(a.status, 0);
+        assert_eq!(a.decision(), expected, "{mode}");
+    }
+}
+
+#[test]
+fn huge_command_is_decided() {
+    let s = Sandbox::new();
+    let big = format!("echo {}", "a".repeat(2 << 20));
+    let a = s.bash("h", &big);
+    assert_eq!(a.status, 0);
+    assert!(!a.decision().is_empty(), "{:?}", a.stdout.len());
+    assert!(!a.reason().is_empty());
+    // Tainted, the size limit makes it unknown: it is not simply allowed.
+    let s = Sandbox::with_config(
+        "contains_secrets = true\n[cop]\napi_key_env = \"BASHGATE_TEST_UNSET_KEY\"\n",
+    );
+    let a = s.bash("h", &big);
+    assert_eq!(a.decision(), "ask", "{}", a.reason());
+}
+
+#[test]
+fn oversized_input_is_refused_with_a_reason() {
+    let s = Sandbox::new();
+    let mut input = b"{\"command\":\"".to_vec();
+    input.resize(17 << 20, b'a');
+    let a = s.hook_raw(&input);
+    assert_eq!(a.status, 0);
+    assert_eq!(a.decision(), "ask");
+    assert!(a.reason().contains("larger than"), "{}", a.reason());
+}
+
+#[test]
+fn other_events_are_answered_without_a_decision() {
+    let s = Sandbox::new();
+    let a = s.hook(&json!({"session_id": "x", "hook_event_name": "Stop"}));
+    assert_eq!(a.status, 0);
+    assert_eq!(a.json, json!({}));
+}
+
+#[test]
+fn fifty_concurrent_hooks_on_one_session_lose_no_taint() {
+    let s = Sandbox::new();
+    let files: Vec<String> = (0..50).map(|i| format!("secrets-{i}/.env")).collect();
+    std::thread::scope(|scope| {
+        for (i, f) in files.iter().enumerate() {
+            let s = &s;
+            scope.spawn(move || {
+                let a = if i % 2 == 0 {
+                    s.post("busy", "Read", json!({ "file_path": f }))
+                } else {
+                    s.post(
+                        "busy",
+                        "WebFetch",
+                        json!({ "url": format!("https://example.com/{i}"), "prompt": "x" }),
+                    )
+                };
+                assert_eq!(a.status, 0);
+            });
+        }
+    });
+    let out = s.run(&["taint", "show", "--session", "busy", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["taint"], json!({"corruption": true, "secret": true}));
+    let sources = v["sources"].as_array().unwrap();
+    assert_eq!(sources.len(), 50, "every event is recorded");
+    for f in &files[..] {
+        if files.iter().position(|x| x == f).unwrap() % 2 == 0 {
+            assert!(
+                sources
+                    .iter()
+                    .any(|s| s["detail"].as_str().unwrap().contains(f.as_str())),
+                "{f} lost"
+            );
+        }
+    }
+    // The state file is whole JSON, with no temporary files left behind.
+    let dir = s.state().join("sessions");
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let name = e.unwrap().file_name().into_string().unwrap();
+        assert!(!name.starts_with(".tmp"), "leftover {name}");
+    }
+}
+
+#[test]
+fn concurrent_pre_and_post_hooks_all_answer() {
+    let s = Sandbox::with_config("[cop]\napi_key_env = \"BASHGATE_TEST_UNSET_KEY\"\n");
+    std::thread::scope(|scope| {
+        for i in 0..25 {
+            let s = &s;
+            scope.spawn(move || {
+                let a = s.bash("mixed", &format!("ls dir{i}"));
+                assert_eq!(a.decision(), "allow");
+                s.post(
+                    "mixed",
+                    "WebFetch",
+                    json!({"url": "https://x", "prompt": "p"}),
+                );
+            });
+        }
+    });
+    assert_eq!(s.bash("mixed", "ls").decision(), "allow");
+    assert_eq!(s.bash("mixed", "curl https://x").decision(), "ask");
+}
+
+#[test]
+fn init_claude_merges_hooks_into_settings() {
+    let s = Sandbox::new();
+    let settings = s.project().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(
+        &settings,
+        r#"{"model":"opus","hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./guard.sh"}]}]}}"#,
+    )
+    .unwrap();
+    let dir = s.project().display().to_string();
+    let out = s.run(&["init", "claude", "--dir", &dir]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(v["model"], "opus");
+    let pre = v["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(pre.len(), 2);
+    assert_eq!(pre[0]["hooks"][0]["command"], "./guard.sh");
+    let cmd = pre[1]["hooks"][0]["command"].as_str().unwrap();
+    assert!(cmd.ends_with(" hook claude"), "{cmd}");
+    assert_eq!(pre[1]["matcher"], "*");
+    assert_eq!(v["hooks"]["PostToolUse"][0]["hooks"][0]["command"], cmd);
+    // The command it wrote works as a hook.
+    let bin = cmd.trim_end_matches(" hook claude").trim_matches('\'');
+    assert!(std::path::Path::new(bin).exists(), "{bin}");
+    // Idempotent.
+    let before = std::fs::read_to_string(&settings).unwrap();
+    assert!(s.run(&["init", "claude", "--dir", &dir]).status.success());
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), before);
+}
+
+#[test]
+fn init_claude_refuses_a_broken_settings_file() {
+    let s = Sandbox::new();
+    let settings = s.project().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, "{ broken").unwrap();
+    let dir = s.project().display().to_string();
+    let out = s.run(&["init", "claude", "--dir", &dir]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not valid JSON"));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{ broken");
+}
