@@ -100,6 +100,8 @@ pub struct Stats {
     /// Among `unknown` records: the rules behind it and the programs in it.
     pub unknown_rules: Tally,
     pub unknown_programs: Tally,
+    /// Among `unknown` records: programs the catalog does not know (BG201).
+    pub missing_programs: Tally,
     /// Among `network` records: the programs that reach the network.
     pub network_programs: Tally,
     /// Verdict mix per group (function, section, page...).
@@ -195,6 +197,9 @@ impl Stats {
                 for p in programs(a, Verdict::Unknown) {
                     self.unknown_programs.add(p);
                 }
+                for p in missing(a) {
+                    self.missing_programs.add(p);
+                }
             }
             Verdict::Network => {
                 for p in programs(a, Verdict::Network) {
@@ -245,6 +250,21 @@ fn programs(a: &Analysis, v: Verdict) -> BTreeSet<&str> {
         .iter()
         .filter(|i| i.verdict == v)
         .filter_map(|i| i.program.as_deref())
+        .collect()
+}
+
+/// The distinct programs behind unknown-program (BG201) findings: the
+/// invocation written where the finding points.
+fn missing(a: &Analysis) -> BTreeSet<&str> {
+    a.findings
+        .iter()
+        .filter(|f| f.rule == Rule::UnknownProgram)
+        .filter_map(|f| {
+            a.invocations
+                .iter()
+                .find(|i| i.span.start == f.span.start)
+                .and_then(|i| i.program.as_deref())
+        })
         .collect()
 }
 
@@ -469,6 +489,7 @@ mod tests {
         assert_eq!((s.benign, s.friction.len(), s.mismatches.len()), (1, 1, 1));
         assert_eq!(s.friction[0].detail, "make");
         assert_eq!(s.unknown_programs.get("make"), 1);
+        assert_eq!(s.missing_programs.get("make"), 0);
         assert_eq!(s.network_programs.get("curl"), 1);
         assert_eq!(
             s.mix,
@@ -478,6 +499,17 @@ mod tests {
                 network: 1
             }
         );
+    }
+
+    #[test]
+    fn missing_programs_are_those_the_catalog_lacks() {
+        let mut s = Stats::default();
+        let cmd = "frobnicate --x | git status";
+        s.add(&record(cmd, Expect::default()), analyze_guarded(cmd));
+        assert_eq!(s.missing_programs.get("frobnicate"), 1);
+        assert_eq!(s.missing_programs.get("git"), 0);
+        assert_eq!(s.unknown_programs.get("git"), 1);
+        assert_eq!(s.unknown_rules.get("BG201"), 1);
     }
 
     #[test]

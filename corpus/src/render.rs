@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use bashgate_analyzer::analysis::RedirectUse;
 use bashgate_analyzer::{Analysis, Invocation, Span};
 
 use crate::case::Case;
@@ -24,7 +25,7 @@ pub fn cases(items: &[(&Case, Analysis)]) -> String {
 /// Renders one case.
 pub fn case_block(case: &Case, analysis: &Analysis) -> String {
     let mut s = String::new();
-    for (i, line) in case.command.split('\n').enumerate() {
+    for (i, line) in shown(&case.command).split('\n').enumerate() {
         let lead = if i == 0 { "$ " } else { "> " };
         let _ = writeln!(s, "{lead}{line}");
     }
@@ -43,6 +44,9 @@ pub fn case_block(case: &Case, analysis: &Analysis) -> String {
     for inv in &analysis.invocations {
         let _ = writeln!(s, "  run {}", invocation(inv));
     }
+    for r in &analysis.redirects {
+        let _ = writeln!(s, "  redirect {}", redirect(r));
+    }
     for f in &analysis.findings {
         let _ = writeln!(
             s,
@@ -57,21 +61,51 @@ pub fn case_block(case: &Case, analysis: &Analysis) -> String {
     s
 }
 
+/// Commands longer than this are shown by their start and length.
+const LONGEST_SHOWN: usize = 400;
+
+/// The command as the snapshot shows it: whole, or its first 200
+/// characters and its length when it is very long (the limit cases).
+fn shown(command: &str) -> String {
+    if command.len() <= LONGEST_SHOWN {
+        return command.to_string();
+    }
+    let head: String = command.chars().take(200).collect();
+    format!("{head}… ({} bytes in all)", command.len())
+}
+
 fn invocation(inv: &Invocation) -> String {
     let mut s = match &inv.program {
         Some(p) => quote(p),
         None => "‹dynamic›".to_string(),
     };
-    for a in &inv.args {
+    for a in inv.args.iter().take(12) {
         s.push(' ');
         match a {
-            Some(a) => s.push_str(&quote(a)),
+            Some(a) => s.push_str(&quote(&clip(a, 80))),
             None => s.push_str("‹?›"),
         }
+    }
+    if inv.args.len() > 12 {
+        let _ = write!(s, " …({} args)", inv.args.len());
     }
     let _ = write!(s, "  {} {}", span(inv.span), inv.verdict);
     if !inv.via.is_empty() {
         let _ = write!(s, " via {}", inv.via.join(" → "));
+    }
+    s
+}
+
+fn redirect(r: &RedirectUse) -> String {
+    let target = r.target.as_deref().map_or("‹?›".to_string(), quote);
+    let mut s = format!(
+        "{}{} {target}  {}",
+        r.fd.as_deref().unwrap_or(""),
+        r.op,
+        span(r.span)
+    );
+    if !r.via.is_empty() {
+        let _ = write!(s, " via {}", r.via.join(" → "));
     }
     s
 }
@@ -83,12 +117,16 @@ fn span(sp: Span) -> String {
 /// The text under a span, on one line and at most 40 characters.
 pub fn excerpt(command: &str, sp: Span) -> String {
     let text = command.get(sp.start..sp.end).unwrap_or("");
-    let flat = text.replace('\n', "⏎");
-    let mut out: String = flat.chars().take(40).collect();
-    if flat.chars().count() > 40 {
+    format!("`{}`", clip(&text.replace('\n', "⏎"), 40))
+}
+
+/// At most `n` characters of `s`, with `…` when cut.
+fn clip(s: &str, n: usize) -> String {
+    let mut out: String = s.chars().take(n).collect();
+    if s.chars().count() > n {
         out.push('…');
     }
-    format!("`{out}`")
+    out
 }
 
 /// An argument as a shell word: bare when plain, single-quoted otherwise.
@@ -123,6 +161,14 @@ mod tests {
         assert_eq!(quote("a b"), "'a b'");
         assert_eq!(quote("it's"), "'it'\\''s'");
         assert_eq!(quote(""), "''");
+    }
+
+    #[test]
+    fn long_commands_are_shortened() {
+        assert_eq!(shown("ls"), "ls");
+        let long = "a".repeat(1000);
+        let s = shown(&long);
+        assert_eq!(s, format!("{}… (1000 bytes in all)", "a".repeat(200)));
     }
 
     #[test]

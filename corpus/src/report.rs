@@ -8,6 +8,7 @@ use std::fmt::Write;
 
 use crate::eval::{Evaluation, Mix, Note, Scope, SetResult, Stats};
 use crate::external::{Kind, Lift};
+use crate::tally::Tally;
 
 /// The command that regenerates the report.
 pub const REGENERATE: &str = "cargo run --release -p bashgate-corpus --bin bashgate-eval";
@@ -375,7 +376,17 @@ fn coverage(out: &mut String, s: &Stats, kind: Kind) {
     );
 }
 
-fn top(out: &mut String, title: &str, t: &crate::tally::Tally) {
+/// Rule ids with their names: `BG201 unknown-program`.
+fn named_rules(t: &Tally) -> Tally {
+    let mut named = Tally::default();
+    for (id, n) in t.top(usize::MAX) {
+        let name = bashgate_analyzer::rules::lookup(id).map_or("", |r| r.name);
+        named.add_n(&format!("{id} {name}"), n);
+    }
+    named
+}
+
+fn top(out: &mut String, title: &str, t: &Tally) {
     if t.is_empty() {
         return;
     }

@@ -7,7 +7,11 @@ pub struct Tally(BTreeMap<String, usize>);
 
 impl Tally {
     pub fn add(&mut self, key: &str) {
-        *self.0.entry(key.to_string()).or_default() += 1;
+        self.add_n(key, 1);
+    }
+
+    pub fn add_n(&mut self, key: &str, n: usize) {
+        *self.0.entry(key.to_string()).or_default() += n;
     }
 
     pub fn get(&self, key: &str) -> usize {

@@ -6,6 +6,8 @@
 //!   --check        do not write; exit 1 when docs/accuracy.md is stale
 //!   --stdout       print the report instead of writing it
 //!   --labeled      leave out the large coverage sets (tldr, NL2Bash)
+//!   --details      also print each escape, network miss and panic with
+//!                  its command (to the terminal only, never the report)
 //! ```
 //!
 //! The external sets are read from `$BASHGATE_EXTERNAL_CORPORA` (default
@@ -21,7 +23,7 @@ use bashgate_corpus::{case, paths, report};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let known = ["--check", "--stdout", "--labeled"];
+    let known = ["--check", "--stdout", "--labeled", "--details"];
     if let Some(bad) = args.iter().find(|a| !known.contains(&a.as_str())) {
         eprintln!("unknown option {bad}; options: {}", known.join(" "));
         return ExitCode::from(2);
@@ -32,7 +34,12 @@ fn main() -> ExitCode {
     } else {
         Scope::All
     };
-    match run(scope, has("--check"), has("--stdout")) {
+    let opts = Options {
+        check: has("--check"),
+        stdout: has("--stdout"),
+        details: has("--details"),
+    };
+    match run(scope, &opts) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("bashgate-eval: {e}");
@@ -41,10 +48,20 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(scope: Scope, check: bool, stdout: bool) -> Result<ExitCode, Box<dyn std::error::Error>> {
+struct Options {
+    check: bool,
+    stdout: bool,
+    details: bool,
+}
+
+fn run(scope: Scope, opts: &Options) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let (check, stdout) = (opts.check, opts.stdout);
     let files = case::load_all()?;
     let corpora = paths::corpora_dir();
     let ev = eval::evaluate(&files, &corpora, scope)?;
+    if opts.details {
+        print_details(&ev, &corpora);
+    }
     for set in ev.sets() {
         let s = &set.stats;
         println!(
@@ -86,4 +103,39 @@ fn run(scope: Scope, check: bool, stdout: bool) -> Result<ExitCode, Box<dyn std:
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints every escape, network miss and panic with its command text, read
+/// back from the set's file by line.
+fn print_details(ev: &eval::Evaluation, corpora: &std::path::Path) {
+    for set in ev.sets() {
+        let s = &set.stats;
+        let lines: Vec<String> = set
+            .spec
+            .and_then(|spec| std::fs::read_to_string(corpora.join(spec.file)).ok())
+            .map(|t| t.lines().map(str::to_string).collect())
+            .unwrap_or_default();
+        let lists = [
+            ("escape", &s.escapes),
+            ("network miss", &s.network_misses),
+            ("panic", &s.panics),
+        ];
+        for (what, notes) in lists {
+            for n in notes {
+                let text = if set.spec.is_none() {
+                    n.detail.clone()
+                } else {
+                    lines.get(n.line - 1).cloned().unwrap_or_default()
+                };
+                println!(
+                    "{what}: {} line {} [{}] {} -> {}\n    {text}",
+                    set.name,
+                    n.line,
+                    n.group,
+                    n.name,
+                    n.got.map_or("panic", |v| v.as_str())
+                );
+            }
+        }
+    }
 }
