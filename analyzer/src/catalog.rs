@@ -97,6 +97,13 @@ pub struct Entry {
     /// A shell whose syntax is not bash's.
     #[serde(default)]
     pub foreign_syntax: bool,
+    /// The first argument may be an option cluster without a dash
+    /// (`tar xzf`): its letters are checked like `-xzf`.
+    #[serde(default)]
+    pub bundled_options: bool,
+    /// The class when run with no arguments at all (`yarn` installs).
+    #[serde(default)]
+    pub bare: Option<Class>,
     /// Which arguments name files it writes, checked against the system
     /// directories: `all` operands (tee, touch), or the `last` one and any
     /// `-t`/`--target-directory` value (cp, mv, ln, install); `of=` values
@@ -238,9 +245,11 @@ impl Catalog {
                 }
                 if !matches!(
                     esc.verdict.as_deref(),
-                    None | Some("unknown") | Some("network")
+                    None | Some("unknown") | Some("network") | Some("package")
                 ) {
-                    return Err(bad("escape verdict must be `unknown` or `network`"));
+                    return Err(bad(
+                        "escape verdict must be `unknown`, `network` or `package`",
+                    ));
                 }
             }
             if !matches!(e.writes.as_deref(), None | Some("all") | Some("last")) {

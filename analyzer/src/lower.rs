@@ -626,7 +626,7 @@ impl<'a> Lowerer<'a> {
                     let t = self.text(child);
                     quoted = t.contains(['\'', '"', '\\']);
                 }
-                "heredoc_body" => body = self.heredoc_body(child, quoted, depth),
+                "heredoc_body" => body = self.heredoc_body(child, quoted, op == "<<-", depth),
                 "heredoc_end" | "file_descriptor" => {}
                 k if REDIRECTS.contains(&k) => {
                     let r = self.redirect(child, depth);
@@ -675,8 +675,46 @@ impl<'a> Lowerer<'a> {
 
     /// A here-document body. Quoted delimiter: literal text. Unquoted: like
     /// a double-quoted string, except that `\"` keeps its backslash.
-    fn heredoc_body(&mut self, n: Node, quoted: bool, depth: usize) -> Word {
+    fn heredoc_body(&mut self, n: Node, quoted: bool, strip_tabs: bool, depth: usize) -> Word {
         let sp = span(n);
+        if strip_tabs {
+            // bash strips leading tabs before expanding; tree-sitter misses a
+            // substitution that follows one, so the stripped text is read
+            // again as a heredoc of its own.
+            let text: String = self
+                .text(n)
+                .split_inclusive('\n')
+                .map(|line| line.trim_start_matches('\t'))
+                .collect();
+            if quoted || !text.contains(['$', '`']) {
+                return Word {
+                    span: sp,
+                    parts: vec![Part::Lit { text, quoted: true }],
+                    origin: None,
+                };
+            }
+            let mut delim = String::from("BASHGATE_EOF");
+            while text.contains(&delim) {
+                delim.push('_');
+            }
+            let script = format!(
+                ": <<{delim}\n{text}{}{delim}\n",
+                if text.ends_with('\n') { "" } else { "\n" }
+            );
+            return Word {
+                span: sp,
+                parts: vec![Part::Dynamic(Dynamic {
+                    kind: DynKind::Parameter,
+                    span: sp,
+                    commands: vec![],
+                    reparse: Some(Reparse {
+                        text: script,
+                        origin: None,
+                    }),
+                })],
+                origin: None,
+            };
+        }
         if quoted {
             return Word {
                 span: sp,
@@ -938,24 +976,33 @@ impl<'a> Lowerer<'a> {
                 }));
             }
             "concatenation" => {
+                // Unquoted text (plain words, unnamed tokens, gaps) is read as
+                // one run, so a glob like `-exe[c]` split over tokens stays a
+                // glob.
                 let mut cursor = n.walk();
+                let mut run_start: Option<usize> = None;
                 let mut pos = n.start_byte();
                 for child in n.children(&mut cursor) {
-                    if child.start_byte() > pos {
-                        // Text between children that tree-sitter left unnamed.
-                        let gap = self.src.get(pos..child.start_byte()).unwrap_or("");
-                        unquoted_parts(gap, pos, out);
-                    }
-                    if child.is_named() {
-                        self.word_parts(child, depth + 1, out);
+                    let unquoted = !child.is_named()
+                        || (child.kind() == "word" && child.named_child_count() == 0);
+                    if unquoted {
+                        run_start.get_or_insert(pos.min(child.start_byte()));
                     } else {
-                        unquoted_parts(self.text(child), child.start_byte(), out);
+                        let from = run_start.take().unwrap_or(pos);
+                        if child.start_byte() > from {
+                            unquoted_parts(
+                                self.src.get(from..child.start_byte()).unwrap_or(""),
+                                from,
+                                out,
+                            );
+                        }
+                        self.word_parts(child, depth + 1, out);
                     }
                     pos = child.end_byte().max(pos);
                 }
-                if n.end_byte() > pos {
-                    let gap = self.src.get(pos..n.end_byte()).unwrap_or("");
-                    unquoted_parts(gap, pos, out);
+                let from = run_start.unwrap_or(pos);
+                if n.end_byte() > from {
+                    unquoted_parts(self.src.get(from..n.end_byte()).unwrap_or(""), from, out);
                 }
             }
             "command_substitution" => {

@@ -471,8 +471,8 @@ fn network_and_code_runners() {
         ("ping -c1 x", N, &["BG101"]),
         ("traceroute x", N, &["BG101"]),
         ("openssl s_client -connect h:443", N, &["BG102"]),
-        ("openssl dgst -sha256 f", U, &["BG201"]),
-        ("openssl req -engine ./lib.so", U, &["BG201"]),
+        ("openssl dgst -sha256 f", S, &[]),
+        ("openssl req -engine ./lib.so", U, &["BG204"]),
         ("docker pull x", N, &["BG102"]),
         ("docker run x", N, &["BG102"]),
         ("docker ps", U, &["BG201"]),
@@ -607,7 +607,10 @@ fn invocations_are_resolved() {
     assert_eq!(a.verdict, Verdict::Safe);
     // The same behind sudo is found too, but no longer provably local.
     let a = analyze("sudo -u x grep -r curl src/");
-    assert!(a.invocations.iter().any(|i| i.program.as_deref() == Some("grep") && i.via == ["sudo"]));
+    assert!(a
+        .invocations
+        .iter()
+        .any(|i| i.program.as_deref() == Some("grep") && i.via == ["sudo"]));
     assert_eq!(a.verdict, Verdict::Unknown);
     let a = analyze("cat $f");
     assert_eq!(a.invocations[0].args, vec![None]);
@@ -693,5 +696,45 @@ fn arithmetic_on_run_time_values() {
         ("echo $((COLUMNS / 2))", S, &[]),
         ("n=$(wc -l < f); [ \"$n\" -gt 3 ] && echo big", S, &[]),
         ("read -r line; echo \"$line\"", S, &[]),
+    ]);
+}
+
+#[test]
+fn found_by_the_corpus_and_the_oracle() {
+    table(&[
+        // Words tree-sitter splits that bash reads as one.
+        ("w`true`get https://example.com/x", U, &["BG302"]),
+        ("w\\\nget https://example.com/x", N, &["BG101"]),
+        ("sh -c 'ls; '\\\n'curl'", N, &["BG101"]),
+        ("sh -c 'ls; '\\c'url'", N, &["BG101"]),
+        ("echo x >/de\\\nv/tcp/127.0.0.1/9", N, &["BG106"]),
+        // Globs spread over tokens, and globs that could become -exec.
+        ("find . -exe[c] curl {} \\;", U, &["BG210"]),
+        ("find . -name '*.rs' -newer x*", S, &[]),
+        // Tab-stripped heredocs.
+        ("cat <<-EOF\n\t$(nc -l 4444)\n\tEOF", N, &["BG101"]),
+        ("bash <<-EOF\n\tcurl x\n\tEOF", N, &["BG101"]),
+        ("cat <<-'EOF'\n\t$(nc -l 4444)\n\tEOF", S, &[]),
+        // A socket whose host and port are variables is still a socket.
+        ("echo x > /dev/tcp/$HOST/$PORT", N, &["BG106"]),
+        ("exec 3<>\"/dev/tcp/${HOST}/${PORT}\"", N, &["BG106"]),
+        // Option clusters and forms.
+        ("tar xIf ./prog a.tar", U, &["BG204"]),
+        ("tar xzf a.tgz", S, &[]),
+        ("parallel -j4 curl -O ::: a b", N, &["BG101"]),
+        ("coproc NAME { nc -l 4444; }", N, &["BG101"]),
+        ("yarn", N, &["BG103"]),
+        ("pacman -Syu", N, &["BG103"]),
+        ("nix-env -iA nixpkgs.jq", N, &["BG103"]),
+        ("rview -c ':py import os'", N, &["BG104"]),
+        // Friction removed without losing soundness.
+        ("IFS=, read -r a b <<< \"$line\"", S, &[]),
+        ("sed -i 's/old/new/g' src/*.rs", S, &[]),
+        ("sed -i 's/old/new/g' *.rs", U, &["BG210"]),
+        ("sed src/*", U, &["BG210"]),
+        ("awk \"$prog\" f", U, &["BG210"]),
+        ("openssl rand -hex 16", S, &[]),
+        ("bash -lc 'ls'", U, &["BG211"]),
+        ("read HOME; rg x ~", U, &["BG205"]),
     ]);
 }

@@ -159,6 +159,9 @@ impl<'c> Resolver<'c> {
         let mut verdict = Verdict::Safe;
         let (class, sub) = match subcommand(entry, rest) {
             Some((s, c)) => (c, Some(s)),
+            None if rest.is_empty() && entry.bare.is_some() => {
+                (entry.bare.unwrap_or(entry.class), None)
+            }
             None => (entry.class, None),
         };
         let what = match &sub {
@@ -288,13 +291,20 @@ impl<'c> Resolver<'c> {
                         options_done = true;
                         continue;
                     }
+                    // `tar xIf prog`: a dash-less first argument is a cluster.
+                    let bundled;
+                    let s = if i == 0 && entry.bundled_options && !s.starts_with('-') {
+                        bundled = format!("-{s}");
+                        &bundled
+                    } else {
+                        s
+                    };
                     for esc in &entry.escapes {
                         if escape_matches(esc, s, options_done) {
-                            let network = esc.verdict.as_deref() == Some("network");
-                            let rule = if network {
-                                Rule::NetworkOption
-                            } else {
-                                Rule::EscapeOption
+                            let rule = match esc.verdict.as_deref() {
+                                Some("network") => Rule::NetworkOption,
+                                Some("package") => Rule::PackageInstall,
+                                _ => Rule::EscapeOption,
                             };
                             verdict = verdict.max(self.add(frame, rule, a.span, esc.why.clone()));
                         }
@@ -473,6 +483,11 @@ fn escape_matches(esc: &Escape, arg: &str, options_done: bool) -> bool {
 /// Whether a glob pattern (globs written as `*`) could expand to an argument
 /// one of the entry's escapes would match.
 fn glob_can_reach_escape(entry: &Entry, pattern: &str) -> bool {
+    // Every expansion starts with the pattern's literal prefix: `src/*.rs`
+    // can never become an option.
+    if !pattern.starts_with(['*', '-']) {
+        return false;
+    }
     if entry.script.is_some() {
         // A glob can become the script or `-e` and `-f` options.
         return true;
@@ -492,7 +507,7 @@ fn glob_can_reach_escape(entry: &Entry, pattern: &str) -> bool {
 }
 
 /// `*`-only glob matching, iterative.
-fn glob_match(pattern: &str, text: &str) -> bool {
+pub(super) fn glob_match(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
     let (mut pi, mut ti) = (0, 0);

@@ -472,6 +472,14 @@ impl<'c> Resolver<'c> {
                         }
                     }
                     _ if is_procsub => {}
+                    _ if is_dev_net(&w.static_prefix()) => {
+                        self.add(
+                            frame,
+                            Rule::DevTcpRedirect,
+                            r.span,
+                            format!("`{}` {}... opens a network socket", r.op, w.static_prefix()),
+                        );
+                    }
                     _ => {
                         if could_be_dev_net(&w.static_prefix()) {
                             self.add(

@@ -50,6 +50,22 @@ impl<'c> Resolver<'c> {
                 }
             },
             Some("parallel") => self.parallel(rest, name_span, &inner),
+            Some("coproc") => {
+                // tree-sitter reads `coproc NAME { cmd args; }` as a simple
+                // command; the program follows the `{` (or `(`).
+                let start = match (
+                    rest.first().and_then(Arg::text),
+                    rest.get(1).and_then(Arg::text),
+                ) {
+                    (Some("{" | "("), _) => 1,
+                    (Some(_), Some("{" | "(")) => 2,
+                    _ => 0,
+                };
+                if start < rest.len() {
+                    self.invoke(&rest[start..], &inner, feed, wrappers + 1);
+                }
+                Verdict::Safe
+            }
             special => {
                 let mode = match special {
                     Some("su") | Some("script") => Mode::Permute,
@@ -378,7 +394,20 @@ impl<'c> Resolver<'c> {
     }
 
     fn find(&mut self, entry: &Entry, rest: &[Arg], inner: &Frame, wrappers: usize) -> Verdict {
-        let verdict = self.check_args("find", entry, rest, inner);
+        let mut verdict = self.check_args("find", entry, rest, inner);
+        // A glob that can expand to -exec and kin hides the program it runs.
+        const ACTIONS: [&str; 4] = ["-exec", "-execdir", "-ok", "-okdir"];
+        if let Some(a) = rest.iter().find(|a| match &a.value {
+            Value::Glob(p) => ACTIONS.iter().any(|w| super::invoke::glob_match(p, w)),
+            _ => false,
+        }) {
+            verdict = verdict.max(self.add(
+                inner,
+                Rule::OpaqueArgument,
+                a.span,
+                "this glob could expand to `-exec`, which would run a program",
+            ));
+        }
         let mut i = 0;
         while i < rest.len() {
             let action = rest[i].text().unwrap_or("");
@@ -497,7 +526,10 @@ impl<'c> Resolver<'c> {
                     "`parallel` runs jobs on remote hosts over ssh",
                 );
             }
-            if FLAGS.contains(&key) {
+            let attached = WITH_VALUE
+                .iter()
+                .any(|o| o.len() == 2 && s.len() > 2 && s.starts_with(o) && !s.starts_with("--"));
+            if FLAGS.contains(&key) || attached {
                 i += 1;
             } else if WITH_VALUE.contains(&key) {
                 i += if s.contains('=') { 1 } else { 2 };

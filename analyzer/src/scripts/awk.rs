@@ -166,8 +166,13 @@ pub fn check(args: &[Arg]) -> Vec<ScriptFinding> {
     }
     if !explicit {
         if let Some(a) = first_operand {
-            if let Some(t) = a.text() {
-                programs.push((a, t.to_string()));
+            match a.text() {
+                Some(t) => programs.push((a, t.to_string())),
+                None => out.push(ScriptFinding {
+                    rule: Rule::OpaqueArgument,
+                    span: a.span,
+                    message: "the awk program is only known at run time".into(),
+                }),
             }
         }
     }

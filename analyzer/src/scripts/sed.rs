@@ -146,6 +146,11 @@ pub fn check(args: &[Arg]) -> Vec<ScriptFinding> {
     }
     for (a, text) in scripts {
         if !a.is_static() {
+            out.push(ScriptFinding {
+                rule: Rule::OpaqueArgument,
+                span: a.span,
+                message: "the sed script is only known at run time".into(),
+            });
             continue;
         }
         if let Err(why) = parse(&text) {
