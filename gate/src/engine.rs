@@ -357,6 +357,10 @@ impl Gate {
         }
         let allow = if cfg.taint.cascade {
             match taint {
+                Err(_) if verdict == Verdict::Safe => Decision::allow(
+                    Layer::Cascade,
+                    format!("bashgate allowed {what}: it is provably local (the session's taint could not be read)"),
+                ),
                 Err(e) => {
                     let d = self.on_error(
                         Layer::State,

@@ -215,7 +215,10 @@ impl Sandbox {
 
     /// `bashgate audit --json` lines.
     pub fn audit(&self, args: &[&str]) -> Vec<Value> {
-        let mut a = vec!["audit", "--json", "--limit", "1000"];
+        let mut a = vec!["audit", "--json"];
+        if !args.contains(&"--limit") {
+            a.extend_from_slice(&["--limit", "1000"]);
+        }
         a.extend_from_slice(args);
         let out = self.run(&a);
         assert!(
