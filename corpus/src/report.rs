@@ -362,11 +362,16 @@ fn coverage(out: &mut String, s: &Stats, kind: Kind) {
     top(
         out,
         "Most common reasons for `unknown` (records per rule)",
-        &s.unknown_rules,
+        &named_rules(&s.unknown_rules),
     );
     top(
         out,
-        "Most common programs in `unknown` records",
+        "Programs not known to be local (BG201), by records",
+        &s.missing_programs,
+    );
+    top(
+        out,
+        "All programs in `unknown` records (git, make, sudo... included)",
         &s.unknown_programs,
     );
     top(
