@@ -6,8 +6,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{params, params_from_iter, Connection, OpenFlags};
 use serde::Serialize;
+
+const SCHEMA_VERSION: i64 = 1;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS decisions (
@@ -82,9 +85,21 @@ impl Audit {
         }
         let c = Connection::open(&self.path)?;
         c.busy_timeout(Duration::from_secs(5))?;
-        c.pragma_update(None, "journal_mode", "WAL")?;
+        // WAL is a property of the file: set it, and the schema, once.
+        let version: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version < SCHEMA_VERSION {
+            c.pragma_update(None, "journal_mode", "WAL")?;
+            c.execute_batch(&format!(
+                "BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+            ))?;
+        }
+        // Commits need no fsync in WAL mode with synchronous=NORMAL; a crash
+        // may lose the last records but never corrupts the database.
         c.pragma_update(None, "synchronous", "NORMAL")?;
-        c.execute_batch(SCHEMA)?;
+        // Each hook process opens and closes the database once; leave the
+        // checkpoint to SQLite's automatic one (every 1000 pages) instead of
+        // checkpointing (and fsyncing) on every close.
+        c.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
         Ok(c)
     }
 

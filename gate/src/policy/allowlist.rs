@@ -253,7 +253,7 @@ pub fn validate_rm(args: &[Option<String>], dangerous: &[String]) -> Validation 
             continue;
         }
         let n = normpath(a);
-        if dangerous.iter().any(|d| *d == n) {
+        if dangerous.contains(&n) {
             return Err(format!("cannot remove `{n}`"));
         }
         if let Some(dir) = n.strip_suffix("/*") {
