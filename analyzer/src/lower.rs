@@ -27,8 +27,9 @@ pub struct Lowered {
     /// Variables whose values bash evaluates as arithmetic (or as names):
     /// `$((x))`, `(( x ))`, `[[ x -eq 1 ]]`, `${a[x]}`, `${s:x}`, `${!x}`.
     pub arith_refs: Vec<(String, Span)>,
-    /// Loop variables (`for`/`select`) whose values are not all static.
-    pub dynamic_loop_vars: Vec<String>,
+    /// Loop variables (`for`/`select`), and whether their values are not
+    /// all static.
+    pub loop_vars: Vec<(String, Span, bool)>,
     /// `${x@P}`: the value is expanded like a prompt, substitutions included.
     pub prompt_expansions: Vec<Span>,
 }
@@ -37,7 +38,7 @@ pub fn lower(root: Node, src: &str, max_depth: usize) -> Lowered {
     let mut l = Lowerer {
         in_double_quotes: false,
         arith_refs: Vec::new(),
-        dynamic_loop_vars: Vec::new(),
+        loop_vars: Vec::new(),
         prompt_expansions: Vec::new(),
         src,
         max_depth,
@@ -53,7 +54,7 @@ pub fn lower(root: Node, src: &str, max_depth: usize) -> Lowered {
         errors: l.errors,
         too_deep: l.too_deep,
         arith_refs: l.arith_refs,
-        dynamic_loop_vars: l.dynamic_loop_vars,
+        loop_vars: l.loop_vars,
         prompt_expansions: l.prompt_expansions,
     }
 }
@@ -129,7 +130,7 @@ const REDIRECTS: &[&str] = &["file_redirect", "heredoc_redirect", "herestring_re
 struct Lowerer<'a> {
     src: &'a str,
     arith_refs: Vec<(String, Span)>,
-    dynamic_loop_vars: Vec<String>,
+    loop_vars: Vec<(String, Span, bool)>,
     prompt_expansions: Vec<Span>,
     max_depth: usize,
     /// Inside a double-quoted string (changes backquote unescaping).
@@ -1220,9 +1221,7 @@ impl<'a> Lowerer<'a> {
                 !matches!(v.kind(), "word" | "raw_string" | "number")
                     || self.text(*v).contains(['*', '?', '[', '$', '`', '{'])
             });
-        if dynamic {
-            self.dynamic_loop_vars.push(name);
-        }
+        self.loop_vars.push((name, span(var), dynamic));
     }
 }
 

@@ -738,3 +738,39 @@ fn found_by_the_corpus_and_the_oracle() {
         ("read HOME; rg x ~", U, &["BG205"]),
     ]);
 }
+
+#[test]
+fn variables_that_change_what_runs() {
+    table(&[
+        ("BASH_CMDS[ls]=./evil; ls", U, &["BG205"]),
+        ("declare -A BASH_CMDS=([ls]=./evil)", U, &["BG205"]),
+        (
+            "shopt -s expand_aliases; BASH_ALIASES[ls]=./evil; ls",
+            U,
+            &["BG205"],
+        ),
+        ("declare -n p=PATH; p=./bin; ls", U, &["BG205"]),
+        ("local -n p; p=x", U, &["BG205"]),
+        ("declare -n ref=counter; ref=3", S, &[]),
+        ("for PATH in ./bin; do ls; done", U, &["BG205"]),
+        (
+            "select BASH_ENV in ./x.sh; do bash -c ls; done",
+            U,
+            &["BG205"],
+        ),
+        ("unset PATH; ls", U, &["BG205"]),
+        ("unset -v LD_LIBRARY_PATH", U, &["BG205"]),
+        ("unset -f ls; unset tmp", S, &[]),
+        ("set -k; ls LD_PRELOAD=./x.so", U, &["BG205"]),
+        ("set -o keyword", U, &["BG205"]),
+        ("set -euo pipefail", S, &[]),
+        ("nm --plugin ./x.so a.o", U, &["BG204"]),
+        ("dc -e '2 3 + p'", U, &["BG201"]),
+        ("ssh-keygen -t ed25519-sk -w ./provider.so", U, &["BG204"]),
+        ("xdg-open https://example.com", N, &["BG101"]),
+        ("find . -name '*.txt' -exec sed -i 's/a/b/' {} +", S, &[]),
+        ("find src test -type f -exec rg -l x {} +", S, &[]),
+        ("find $dir -exec rg x {} +", U, &["BG210"]),
+        ("find . -execdir sed -i 's/a/b/' {} \\;", S, &[]),
+    ]);
+}

@@ -243,6 +243,40 @@ impl<'c> Resolver<'c> {
             }
         }
         match canon {
+            "unset"
+                if !rest.iter().any(|a| {
+                    a.text()
+                        .is_some_and(|t| t.starts_with('-') && t.contains('f'))
+                }) =>
+            {
+                for a in rest {
+                    if let Some(name) = a.text().filter(|t| self.catalog.is_dangerous_variable(t)) {
+                        self.add(
+                            frame,
+                            Rule::DangerousAssignment,
+                            a.span,
+                            format!("unsetting {name} changes which code runs (no PATH means the working directory is searched)"),
+                        );
+                    }
+                }
+            }
+            "set" => {
+                let keyword = rest.iter().enumerate().any(|(i, a)| match a.text() {
+                    Some(t) if t.starts_with('-') && !t.starts_with("--") && t.contains('k') => {
+                        true
+                    }
+                    Some("-o") => rest.get(i + 1).and_then(Arg::text) == Some("keyword"),
+                    _ => false,
+                });
+                if keyword {
+                    self.add(
+                        frame,
+                        Rule::DangerousAssignment,
+                        rest[0].span,
+                        "`set -k` turns assignment-shaped arguments into environment variables (LD_PRELOAD=... included)",
+                    );
+                }
+            }
             "let" => {
                 for a in rest {
                     if let Some(t) = a.text() {

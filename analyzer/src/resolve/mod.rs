@@ -231,10 +231,20 @@ impl<'c> Resolver<'c> {
             self.arith_refs
                 .push((name.clone(), frame.map.map(*sp), frame.via.clone()));
         }
-        for name in &lowered.dynamic_loop_vars {
-            self.runtime_vars
-                .entry(name.clone())
-                .or_insert(frame.map.map(Span::new(0, text.len())));
+        for (name, sp, dynamic) in &lowered.loop_vars {
+            if *dynamic {
+                self.runtime_vars
+                    .entry(name.clone())
+                    .or_insert(frame.map.map(*sp));
+            }
+            if self.catalog.is_dangerous_variable(name) {
+                self.add(
+                    frame,
+                    Rule::DangerousAssignment,
+                    *sp,
+                    format!("the loop assigns {name}, which changes which code runs"),
+                );
+            }
         }
         for sp in &lowered.prompt_expansions {
             self.add(
@@ -368,6 +378,41 @@ impl<'c> Resolver<'c> {
     }
 
     fn simple(&mut self, s: &Simple, frame: &Frame, feed: &Feed) {
+        // `declare -n p=PATH`: later assignments to p assign its target.
+        let nameref = matches!(
+            s.words.first().and_then(|w| w.static_value()).as_deref(),
+            Some("declare" | "typeset" | "local" | "readonly" | "export")
+        ) && s.words[1..].iter().any(|w| {
+            w.static_value()
+                .is_some_and(|t| t.starts_with('-') && !t.starts_with("--") && t.contains('n'))
+        });
+        if nameref {
+            for a in &s.assignments {
+                let target = a.values.first().and_then(|v| v.static_value());
+                let settled = target.as_deref().is_some_and(|t| {
+                    !t.is_empty()
+                        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                        && !self.catalog.is_dangerous_variable(t)
+                });
+                if !settled {
+                    self.add(
+                        frame,
+                        Rule::DangerousAssignment,
+                        a.span,
+                        format!("`{}` is a reference to a variable that is dangerous or not known statically", a.name),
+                    );
+                }
+            }
+            if s.assignments.is_empty() {
+                let sp = s.words.last().map(|w| w.span).unwrap_or(s.span);
+                self.add(
+                    frame,
+                    Rule::DangerousAssignment,
+                    sp,
+                    "a name reference without a target: its first assignment chooses any variable",
+                );
+            }
+        }
         for a in &s.assignments {
             for v in &a.values {
                 self.word(v, frame);

@@ -408,6 +408,7 @@ impl<'c> Resolver<'c> {
                 "this glob could expand to `-exec`, which would run a program",
             ));
         }
+        let start_prefix = find_start_prefix(rest);
         let mut i = 0;
         while i < rest.len() {
             let action = rest[i].text().unwrap_or("");
@@ -431,10 +432,23 @@ impl<'c> Resolver<'c> {
                         format!("`find {action}` names no program"),
                     ));
                 }
-                // find replaces `{}` anywhere in an argument with a path.
+                // find replaces `{}` anywhere in an argument with a path;
+                // the path begins with a start point, so it is a glob over
+                // that prefix (it cannot become an option when the prefix
+                // is static and does not begin with `-`).
+                let path = if action.ends_with("dir") {
+                    "./".to_string()
+                } else {
+                    start_prefix.clone()
+                };
                 let command: Vec<Arg> = rest[start..end]
                     .iter()
                     .map(|a| match a.text() {
+                        Some("{}") if !path.is_empty() && !path.starts_with('-') => Arg {
+                            value: Value::Glob(format!("{path}*")),
+                            span: a.span,
+                            origin: None,
+                        },
                         Some(t) if t.contains("{}") => Arg::dynamic(a.span),
                         _ => a.clone(),
                     })
@@ -579,6 +593,53 @@ impl<'c> Resolver<'c> {
         }
         self.joined_script(&words, inner, "parallel")
     }
+}
+
+/// What every path find produces begins with: the common prefix of its
+/// start points (`.` when none are given), or nothing when a start point is
+/// not static.
+fn find_start_prefix(rest: &[Arg]) -> String {
+    // Leading options -H -L -P -D opts -O level, then start points until the
+    // expression begins (`-name`, `(`, `!`...).
+    let mut i = 0;
+    while let Some(t) = rest.get(i).and_then(Arg::text) {
+        match t {
+            "-H" | "-L" | "-P" => i += 1,
+            "-D" => i += 2,
+            t if t.starts_with("-O") => i += 1,
+            _ => break,
+        }
+    }
+    let mut starts: Vec<&str> = Vec::new();
+    for a in &rest[i.min(rest.len())..] {
+        match a.text() {
+            Some(t) if t.starts_with('-') || t == "(" || t == "!" || t == "," => break,
+            Some(t) => starts.push(t),
+            None => return String::new(),
+        }
+    }
+    if starts.is_empty() {
+        return ".".into();
+    }
+    let mut prefix = starts[0].to_string();
+    for s in &starts[1..] {
+        let common = prefix
+            .chars()
+            .zip(s.chars())
+            .take_while(|(a, b)| a == b)
+            .count();
+        prefix = prefix.chars().take(common).collect();
+    }
+    // Different start points share no prefix; what matters is that none of
+    // them can read as an option, so any one of them stands for all.
+    if prefix.is_empty()
+        && starts
+            .iter()
+            .all(|s| !s.is_empty() && !s.starts_with(['-', '+']))
+    {
+        prefix = starts[0].to_string();
+    }
+    prefix
 }
 
 fn replace_parallel_fields(t: &str) -> String {
