@@ -120,7 +120,7 @@ rules! {
     UnknownProgram "BG201" "unknown-program" Unknown
         summary: "Runs a program the catalog does not know to be local."
         why: "Only programs the catalog lists as local can be proven safe; anything else may reach the network or run other code."
-        example: "./configure"
+        example: "terraform-docs ."
         counter: "ls -la";
     PathQualified "BG202" "path-qualified" Unknown
         summary: "Runs a program by a path outside the system directories."
@@ -172,6 +172,16 @@ rules! {
         why: "The program text is not in the command, so its effects cannot be checked."
         example: "awk -f prog.awk data.txt"
         counter: "awk '{ print $1 }' data.txt";
+    Privilege "BG212" "privilege" Unknown
+        summary: "Runs with or grants elevated privileges (sudo, su, doas, pkexec, setuid and setgid bits)."
+        why: "With root, a local write can replace system programs or plant configuration that runs code later, so nothing is provably local."
+        example: "sudo cp payload /etc/cron.d/job"
+        counter: "cp payload ./job";
+    WritesSystemDir "BG213" "writes-system-dir" Unknown
+        summary: "Writes into a directory the analyzer trusts for program names (/bin, /usr/bin...)."
+        why: "The analyzer treats `/usr/bin/cat` and a bare `cat` as the system tool; replacing it makes later commands run other code."
+        example: "ln -fs /bin/sh /usr/local/bin/ls"
+        counter: "ln -fs /bin/sh ./sh-link";
     ParseError "BG301" "parse-error" Unknown
         summary: "The command does not parse cleanly as bash."
         why: "What bash would run cannot be known from a tree with errors in it."
@@ -192,16 +202,6 @@ rules! {
         why: "An option the analyzer does not know may take a value, so the program it runs is uncertain."
         example: "timeout --frobnicate 5 ls"
         counter: "timeout 5 ls";
-    Privilege "BG212" "privilege" Unknown
-        summary: "Runs with or grants elevated privileges (sudo, su, doas, pkexec, setuid and setgid bits)."
-        why: "With root, a local write can replace system programs or plant configuration that runs code later, so nothing is provably local."
-        example: "sudo cp payload /etc/cron.d/job"
-        counter: "cp payload ./job";
-    WritesSystemDir "BG213" "writes-system-dir" Unknown
-        summary: "Writes into a directory the analyzer trusts for program names (/bin, /usr/bin...)."
-        why: "The analyzer treats `/usr/bin/cat` and a bare `cat` as the system tool; replacing it makes later commands run other code."
-        example: "ln -fs /bin/sh /usr/local/bin/ls"
-        counter: "ln -fs /bin/sh ./sh-link";
     DynamicScript "BG306" "dynamic-script" Unknown
         summary: "A script for bash -c, eval, or a shell reading a heredoc is built at run time."
         why: "The text that will be parsed and run is not known until it runs."
@@ -239,6 +239,36 @@ impl Rule {
     pub fn verdict(self) -> Verdict {
         self.info().verdict
     }
+}
+
+/// The rules reference as markdown: docs/rules.md is this text, checked by
+/// a test, so the page can never drift from the registry.
+pub fn markdown() -> String {
+    let mut out = String::from(
+        "# Rules\n\n\
+         Every finding the analyzer reports, by stable id. Generated from the rule \
+         registry (`analyzer/src/rules.rs`); `bashgate rules` lists them and \
+         `bashgate explain ID` prints one. Regenerate with \
+         `UPDATE_RULES_DOC=1 cargo test -p bashgate-analyzer --test rules_doc`.\n\n\
+         | id | name | verdict | catches |\n| --- | --- | --- | --- |\n",
+    );
+    for r in RULES {
+        out.push_str(&format!(
+            "| [{}](#{}) | {} | {} | {} |\n",
+            r.id,
+            r.id.to_lowercase(),
+            r.name,
+            r.verdict,
+            r.summary
+        ));
+    }
+    for r in RULES {
+        out.push_str(&format!(
+            "\n## {}\n\n`{}` · verdict `{}`\n\n{}\n\n{}\n\n- Triggers: `{}`\n- Does not trigger: `{}`\n",
+            r.id, r.name, r.verdict, r.summary, r.why, r.example, r.counter_example
+        ));
+    }
+    out
 }
 
 /// Looks a rule up by id (`BG101`) or name (`network-program`).
