@@ -85,7 +85,7 @@ pub struct Entry {
     /// Whether `--` ends option scanning for escapes (GNU style).
     #[serde(default = "yes")]
     pub end_of_options: bool,
-    /// Script language checked by a dedicated analyzer: `sed` or `awk`.
+    /// Script language checked by a dedicated analyzer: `sed`, `awk` or `dc`.
     #[serde(default)]
     pub script: Option<String>,
     /// Output is decoded data: always (`[]`) or with one of these options.
@@ -256,8 +256,8 @@ impl Catalog {
                 return Err(bad("writes must be `all` or `last`"));
             }
             if let Some(s) = &e.script {
-                if s != "sed" && s != "awk" {
-                    return Err(bad("script must be `sed` or `awk`"));
+                if !matches!(s.as_str(), "sed" | "awk" | "dc") {
+                    return Err(bad("script must be `sed`, `awk` or `dc`"));
                 }
             }
             if e.class == Class::Wrapper

@@ -13,8 +13,8 @@ use crate::ir::{
 };
 use crate::span::Span;
 use crate::word::{
-    decode_ansi_c, has_brace_expansion, push_lit, unescape_backquoted, unescape_double_quoted,
-    unquoted_parts, DynKind, Dynamic, Part, Reparse, Word,
+    decode_ansi_c, has_brace_expansion, push_lit, runs_subscript, unescape_backquoted,
+    unescape_double_quoted, unquoted_parts, DynKind, Dynamic, Part, Reparse, Word,
 };
 
 /// The result of lowering one script.
@@ -32,6 +32,8 @@ pub struct Lowered {
     pub loop_vars: Vec<(String, Span, bool)>,
     /// `${x@P}`: the value is expanded like a prompt, substitutions included.
     pub prompt_expansions: Vec<Span>,
+    /// `[ -v 'a[$(cmd)]' ]`: a tested name whose subscript runs a command.
+    pub subscript_tests: Vec<Span>,
 }
 
 pub fn lower(root: Node, src: &str, max_depth: usize) -> Lowered {
@@ -40,6 +42,7 @@ pub fn lower(root: Node, src: &str, max_depth: usize) -> Lowered {
         arith_refs: Vec::new(),
         loop_vars: Vec::new(),
         prompt_expansions: Vec::new(),
+        subscript_tests: Vec::new(),
         src,
         max_depth,
         errors: Vec::new(),
@@ -56,6 +59,7 @@ pub fn lower(root: Node, src: &str, max_depth: usize) -> Lowered {
         arith_refs: l.arith_refs,
         loop_vars: l.loop_vars,
         prompt_expansions: l.prompt_expansions,
+        subscript_tests: l.subscript_tests,
     }
 }
 
@@ -132,6 +136,7 @@ struct Lowerer<'a> {
     arith_refs: Vec<(String, Span)>,
     loop_vars: Vec<(String, Span, bool)>,
     prompt_expansions: Vec<Span>,
+    subscript_tests: Vec<Span>,
     max_depth: usize,
     /// Inside a double-quoted string (changes backquote unescaping).
     in_double_quotes: bool,
@@ -232,6 +237,7 @@ impl<'a> Lowerer<'a> {
             }
             "case_statement" => Command::Compound(self.compound(n, "case", d)),
             "test_command" => {
+                self.tested_names(n, d);
                 // `[[ ]]` evaluates -eq operands arithmetically; `[ ]` does not.
                 if self.text(n).starts_with("[[") {
                     self.arith_tests(n);
@@ -1137,6 +1143,34 @@ impl<'a> Lowerer<'a> {
                     continue;
                 }
                 _ => {}
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.named_children(&mut cursor));
+        }
+    }
+
+    /// `-v NAME` (in `[ ]` and `[[ ]]`) evaluates the name's subscript.
+    fn tested_names(&mut self, n: Node, depth: usize) {
+        let mut stack = vec![n];
+        while let Some(node) = stack.pop() {
+            if node.kind() == "unary_expression" {
+                let mut cursor = node.walk();
+                let kids: Vec<Node> = node.named_children(&mut cursor).collect();
+                if let [op, operand] = kids.as_slice() {
+                    if op.kind() == "test_operator" && matches!(self.text(*op), "-v" | "-R") {
+                        match self.word(*operand, depth).static_value() {
+                            Some(v) if runs_subscript(&v) => {
+                                self.subscript_tests.push(span(*operand))
+                            }
+                            Some(_) => {}
+                            None => self.arith_names(*operand),
+                        }
+                        continue;
+                    }
+                }
+            }
+            if matches!(node.kind(), "command_substitution" | "process_substitution") {
+                continue;
             }
             let mut cursor = node.walk();
             stack.extend(node.named_children(&mut cursor));

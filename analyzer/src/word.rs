@@ -122,6 +122,12 @@ impl Word {
     }
 }
 
+/// A value holding an array subscript with a command substitution in it:
+/// evaluating it as a variable name or arithmetic runs the command.
+pub fn runs_subscript(s: &str) -> bool {
+    s.contains('[') && (s.contains("$(") || s.contains('`'))
+}
+
 /// Splits an unquoted shell word's source text into literal and glob parts,
 /// removing backslash escapes and line continuations.
 pub fn unquoted_parts(src: &str, start: usize, out: &mut Vec<Part>) {

@@ -9,7 +9,8 @@ use crate::verdict::Verdict;
 use crate::word::Value;
 
 use super::args::Arg;
-use super::{runs_subscript, Feed, Frame, Output, Resolver};
+use super::{Feed, Frame, Output, Resolver};
+use crate::word::runs_subscript;
 
 impl<'c> Resolver<'c> {
     /// Resolves `args[0]` with arguments `args[1..]`. `wrappers` counts the

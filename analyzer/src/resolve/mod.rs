@@ -19,7 +19,7 @@ use crate::parse::{parse, Parsed};
 use crate::rules::Rule;
 use crate::span::Span;
 use crate::verdict::Verdict;
-use crate::word::{DynKind, Part, Value, Word};
+use crate::word::{runs_subscript, DynKind, Part, Value, Word};
 
 use args::Arg;
 
@@ -246,6 +246,14 @@ impl<'c> Resolver<'c> {
                 );
             }
         }
+        for sp in &lowered.subscript_tests {
+            self.add(
+                frame,
+                Rule::SubscriptEvaluation,
+                *sp,
+                "`-v` evaluates this name's subscript, running the command substitution in it",
+            );
+        }
         for sp in &lowered.prompt_expansions {
             self.add(
                 frame,
@@ -381,7 +389,7 @@ impl<'c> Resolver<'c> {
         // `declare -n p=PATH`: later assignments to p assign its target.
         let nameref = matches!(
             s.words.first().and_then(|w| w.static_value()).as_deref(),
-            Some("declare" | "typeset" | "local" | "readonly" | "export")
+            Some("declare" | "typeset" | "local")
         ) && s.words[1..].iter().any(|w| {
             w.static_value()
                 .is_some_and(|t| t.starts_with('-') && !t.starts_with("--") && t.contains('n'))
@@ -565,11 +573,6 @@ fn stdin_of(redirects: &[Redirect]) -> Option<Feed> {
         },
         RedirectTarget::File(_) => Feed::File,
     })
-}
-
-/// A value with an array subscript holding a command substitution.
-pub fn runs_subscript(s: &str) -> bool {
-    s.contains('[') && (s.contains("$(") || s.contains('`'))
 }
 
 /// A path bash turns into a socket. Collapses `//` and `/./` first, which

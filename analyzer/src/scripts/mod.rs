@@ -2,6 +2,7 @@
 //! programs can execute commands, so their text is read, not trusted.
 
 mod awk;
+mod dc;
 mod sed;
 
 use crate::resolve::args::Arg;
@@ -19,6 +20,7 @@ pub fn check(lang: &str, args: &[Arg]) -> Vec<ScriptFinding> {
     match lang {
         "sed" => sed::check(args),
         "awk" => awk::check(args),
+        "dc" => dc::check(args),
         _ => Vec::new(),
     }
 }
