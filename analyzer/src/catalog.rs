@@ -5,10 +5,11 @@
 //! their own options so the program they run can be found. A user's config
 //! can add or replace entries with [`Catalog::extend_from_toml`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 
 /// What running a program means for the verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -156,20 +157,52 @@ fn yes() -> bool {
     true
 }
 
+/// A catalog file as written (TOML, or the built-in one converted to JSON).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct CatalogFile {
+    #[serde(default)]
+    system_dirs: Vec<String>,
+    #[serde(default)]
+    dangerous_variables: Vec<String>,
+    #[serde(default)]
+    dangerous_variable_prefixes: Vec<String>,
+    #[serde(default)]
+    programs: BTreeMap<String, Entry>,
+}
+
+/// The built-in catalog with its entries left as raw JSON: each is parsed
+/// on first lookup, so start-up does not pay for hundreds of entries a
+/// command never names.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BuiltinFile<'a> {
+    system_dirs: Vec<String>,
+    dangerous_variables: Vec<String>,
+    dangerous_variable_prefixes: Vec<String>,
+    #[serde(borrow)]
+    programs: HashMap<&'a str, &'a RawValue>,
+}
+
+#[derive(Debug, Clone)]
+struct LazyEntry {
+    raw: &'static RawValue,
+    parsed: OnceLock<Option<Entry>>,
+}
+
+#[derive(Debug, Clone)]
 pub struct Catalog {
     /// Directories whose programs count as the tool of that name.
-    #[serde(default)]
     pub system_dirs: Vec<String>,
     /// Variables that change which code runs.
-    #[serde(default)]
     pub dangerous_variables: Vec<String>,
     /// Prefixes of such variables (`LD_`, `BASH_FUNC_`).
-    #[serde(default)]
     pub dangerous_variable_prefixes: Vec<String>,
-    #[serde(default)]
-    pub programs: BTreeMap<String, Entry>,
+    /// Entries parsed up front: a TOML catalog, or a user's additions,
+    /// which take precedence over built-in entries of the same name.
+    programs: BTreeMap<String, Entry>,
+    /// Built-in entries, parsed when first looked up.
+    builtin: HashMap<&'static str, LazyEntry>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -188,29 +221,46 @@ impl Catalog {
     pub fn builtin() -> &'static Catalog {
         static CATALOG: OnceLock<Catalog> = OnceLock::new();
         CATALOG.get_or_init(|| {
-            Catalog::from_json(BUILTIN_JSON)
-                .expect("the built-in catalog.toml is valid (checked by tests)")
+            let file: BuiltinFile<'static> = serde_json::from_str(BUILTIN_JSON)
+                .expect("the built-in catalog.toml is valid (checked by tests)");
+            Catalog {
+                system_dirs: file.system_dirs,
+                dangerous_variables: file.dangerous_variables,
+                dangerous_variable_prefixes: file.dangerous_variable_prefixes,
+                programs: BTreeMap::new(),
+                builtin: file
+                    .programs
+                    .into_iter()
+                    .map(|(name, raw)| {
+                        (
+                            name,
+                            LazyEntry {
+                                raw,
+                                parsed: OnceLock::new(),
+                            },
+                        )
+                    })
+                    .collect(),
+            }
         })
     }
 
-    fn from_json(text: &str) -> Result<Catalog, CatalogError> {
-        let catalog: Catalog = serde_json::from_str(text).map_err(|e| CatalogError::Entry {
-            name: "(built-in)".into(),
-            problem: e.to_string(),
-        })?;
-        catalog.validate()?;
-        Ok(catalog)
-    }
-
     pub fn from_toml(text: &str) -> Result<Catalog, CatalogError> {
-        let catalog: Catalog = toml::from_str(text)?;
+        let file: CatalogFile = toml::from_str(text)?;
+        let catalog = Catalog {
+            system_dirs: file.system_dirs,
+            dangerous_variables: file.dangerous_variables,
+            dangerous_variable_prefixes: file.dangerous_variable_prefixes,
+            programs: file.programs,
+            builtin: HashMap::new(),
+        };
         catalog.validate()?;
         Ok(catalog)
     }
 
     /// Adds or replaces entries and lists from another catalog text.
     pub fn extend_from_toml(&mut self, text: &str) -> Result<(), CatalogError> {
-        let more: Catalog = toml::from_str(text)?;
+        let more: CatalogFile = toml::from_str(text)?;
         self.system_dirs.extend(more.system_dirs);
         self.dangerous_variables.extend(more.dangerous_variables);
         self.dangerous_variable_prefixes
@@ -226,7 +276,7 @@ impl Catalog {
                 problem: problem.into(),
             };
             if let Some(target) = &e.alias {
-                match self.programs.get(target) {
+                match self.entry(target).map(|(_, t)| t) {
                     None => {
                         return Err(bad(&format!(
                             "alias of `{target}`, which is not in the catalog"
@@ -271,14 +321,49 @@ impl Catalog {
         Ok(())
     }
 
+    /// One entry by its exact name: the user's first, then the built-in one.
+    fn entry<'a>(&'a self, name: &str) -> Option<(&'a str, &'a Entry)> {
+        if let Some((k, e)) = self.programs.get_key_value(name) {
+            return Some((k.as_str(), e));
+        }
+        let (k, lazy) = self.builtin.get_key_value(name)?;
+        let parsed = lazy
+            .parsed
+            .get_or_init(|| serde_json::from_str(lazy.raw.get()).ok());
+        parsed.as_ref().map(|e| (*k, e))
+    }
+
+    /// A program's own entry by its exact name (no versions, no aliases).
+    pub fn get(&self, name: &str) -> Option<&Entry> {
+        self.entry(name).map(|(_, e)| e)
+    }
+
+    /// Every entry, by name.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &Entry)> {
+        self.names().into_iter().filter_map(|n| self.entry(n))
+    }
+
+    /// Every program name in the catalog.
+    pub fn names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self.programs.keys().map(String::as_str).collect();
+        names.extend(
+            self.builtin
+                .keys()
+                .copied()
+                .filter(|k| !self.programs.contains_key(*k)),
+        );
+        names.sort_unstable();
+        names
+    }
+
     /// Finds a program's entry, following versioned names and aliases.
     /// Returns the canonical name with it.
     pub fn lookup<'a>(&'a self, name: &str) -> Option<(&'a str, &'a Entry)> {
-        let (key, entry) = match self.programs.get_key_value(name) {
+        let (key, entry) = match self.entry(name) {
             Some(kv) => kv,
             None => {
                 let base = strip_version(name)?;
-                let (k, e) = self.programs.get_key_value(base)?;
+                let (k, e) = self.entry(base)?;
                 if !e.versioned {
                     return None;
                 }
@@ -286,11 +371,8 @@ impl Catalog {
             }
         };
         match &entry.alias {
-            Some(target) => self
-                .programs
-                .get_key_value(target.as_str())
-                .map(|(k, e)| (k.as_str(), e)),
-            None => Some((key.as_str(), entry)),
+            Some(target) => self.entry(target),
+            None => Some((key, entry)),
         }
     }
 
@@ -338,13 +420,22 @@ mod tests {
     #[test]
     fn builtin_catalog_is_the_toml_file() {
         let from_toml = Catalog::from_toml(include_str!("../catalog.toml")).unwrap();
-        assert_eq!(from_toml.programs.len(), Catalog::builtin().programs.len());
+        let builtin = Catalog::builtin();
+        assert_eq!(from_toml.names(), builtin.names());
+        // Every lazily parsed entry parses, and to the same thing.
+        for name in builtin.names() {
+            let (_, lazy) = builtin
+                .entry(name)
+                .unwrap_or_else(|| panic!("`{name}` does not parse"));
+            let (_, eager) = from_toml.entry(name).unwrap();
+            assert_eq!(format!("{lazy:?}"), format!("{eager:?}"), "{name}");
+        }
     }
 
     #[test]
     fn builtin_catalog_loads() {
         let c = Catalog::builtin();
-        assert!(c.programs.len() > 100);
+        assert!(c.names().len() > 100);
         assert_eq!(
             c.lookup("cat").map(|(n, e)| (n, e.class)),
             Some(("cat", Class::Local))

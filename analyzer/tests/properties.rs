@@ -414,7 +414,7 @@ const NOT_SAFE: &[&str] = &[
 /// One way to write `wrapper` running `cmd`, with options taken from its
 /// catalog entry (never one after which no program runs).
 fn wrap(name: &str, cmd: &str, picks: &[usize]) -> String {
-    let entry = &Catalog::builtin().programs[name];
+    let entry = Catalog::builtin().get(name).expect("a catalogued wrapper");
     let mut words = vec![name.to_string()];
     let mut pick = picks.iter().copied().cycle();
     match entry.special.as_deref() {
@@ -453,10 +453,9 @@ fn wrap(name: &str, cmd: &str, picks: &[usize]) -> String {
 
 fn wrappers() -> Vec<String> {
     let mut v: Vec<String> = Catalog::builtin()
-        .programs
-        .iter()
+        .entries()
         .filter(|(_, e)| e.class == Class::Wrapper)
-        .map(|(n, _)| n.clone())
+        .map(|(n, _)| n.to_string())
         // `source FILE` runs a file, not a command; `builtin` runs builtins only.
         .filter(|n| n != "source" && n != "." && n != "builtin")
         .collect();
