@@ -61,6 +61,11 @@ pub struct Gate {
     secret_paths: OnceCell<SecretPaths>,
     scanner: OnceCell<Scanner>,
     cop: OnceCell<Cop>,
+    /// Called once before the first operation that may block (the Cop, a
+    /// plugin, a state lock): the hook starts its budget watchdog there, so
+    /// the fast path spawns no thread.
+    before_slow: Option<Box<dyn Fn()>>,
+    slow_started: OnceCell<()>,
 }
 
 /// Decisions gathered across layers: the first deny ends the walk, asks
@@ -106,6 +111,19 @@ impl Gate {
             secret_paths: OnceCell::new(),
             scanner: OnceCell::new(),
             cop: OnceCell::new(),
+            before_slow: None,
+            slow_started: OnceCell::new(),
+        }
+    }
+
+    /// Sets what runs before the first possibly blocking operation.
+    pub fn on_slow(&mut self, f: Box<dyn Fn()>) {
+        self.before_slow = Some(f);
+    }
+
+    fn slow(&self) {
+        if let Some(f) = &self.before_slow {
+            self.slow_started.get_or_init(|| f());
         }
     }
 
@@ -167,6 +185,7 @@ impl Gate {
                 CopResult::Clear(r)
             };
         }
+        self.slow();
         let result = cop.review(q);
         let cached = match &result {
             CopResult::Clear(r) => Some((false, r.clone())),
@@ -412,6 +431,7 @@ impl Gate {
         if let Some(a) = analysis {
             request["analysis"] = serde_json::to_value(a).unwrap_or(Value::Null);
         }
+        self.slow();
         for p in &self.config.plugins {
             if !p.tools.is_empty() && !p.tools.iter().any(|t| t == call.tool) {
                 continue;
@@ -734,6 +754,7 @@ impl Gate {
             return Ok(sources);
         }
         let added = sources.clone();
+        self.slow();
         self.store.update(call.session, move |s| {
             for src in sources {
                 s.add_source(src);

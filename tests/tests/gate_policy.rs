@@ -399,3 +399,32 @@ fn ask_from_a_plugin_still_loses_to_a_later_deny() {
     s.set("BASHGATE_CONFIG", &cfg.display().to_string());
     assert_eq!(s.bash("x", "ls").decision(), "deny");
 }
+
+#[test]
+fn the_hook_answers_within_its_budget_whatever_blocks() {
+    let s0 = Sandbox::new();
+    let dir = s0.dir.path().to_path_buf();
+    let slow = script(&dir, "slow.sh", "sleep 30");
+    let cfg = dir.join("budget.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "on_error = \"deny\"\n[hook]\nbudget_ms = 700\n[[plugins]]\nname = \"slow\"\ncommand = [\"{}\"]\ntimeout_ms = 60000\n",
+            slow.display()
+        ),
+    )
+    .unwrap();
+    let mut s = s0;
+    s.set("BASHGATE_CONFIG", &cfg.display().to_string());
+    bashgate_tests::bashgate_bin();
+    let t = std::time::Instant::now();
+    let a = s.bash("b", "ls");
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        t.elapsed()
+    );
+    assert_eq!(a.status, 0);
+    assert_eq!(a.decision(), "deny");
+    assert!(a.reason().contains("budget_ms"), "{}", a.reason());
+}

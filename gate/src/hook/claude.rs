@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 
 use crate::audit::{self, Audit, Record};
 use crate::cascade;
-use crate::config::{self, Config};
+use crate::config::{self, Config, OnError};
 use crate::decision::{Decision, Layer, Permission};
 use crate::engine::{Gate, Outcome, ToolCall};
 use crate::taint;
@@ -146,11 +146,12 @@ pub fn run(config_flag: Option<&Path>) {
             return;
         }
     };
-    start_watchdog(&config, is_pre(&event));
     let defer_allow = config.hook.defer_allow;
     let audit_path = audit_path(&config);
     let audit_on = config.audit.enabled;
-    let gate = Gate::new(config);
+    let (budget_ms, on_error, pre) = (config.hook.budget_ms, config.on_error, is_pre(&event));
+    let mut gate = Gate::new(config);
+    gate.on_slow(Box::new(move || start_watchdog(budget_ms, on_error, pre)));
     let event = match event {
         Ok(e) => e,
         Err(why) => {
@@ -296,9 +297,10 @@ fn post(gate: &Gate, event: &Event, cwd: &Path, audit: Option<&Path>) {
     }
 }
 
-fn start_watchdog(config: &Config, pre: bool) {
-    let budget = Duration::from_millis(config.hook.budget_ms);
-    let on_error = config.on_error;
+/// Answers `on_error` and exits if the decision is not made within the
+/// budget. Started only before an operation that may block.
+fn start_watchdog(budget_ms: u64, on_error: OnError, pre: bool) {
+    let budget = Duration::from_millis(budget_ms);
     std::thread::spawn(move || {
         std::thread::sleep(budget);
         if ANSWERED.load(Ordering::SeqCst) {
