@@ -4,6 +4,7 @@
 //! with the same profile) and real programs around it. Each area keeps its
 //! own module; integration tests live in `tests/tests/`.
 
+pub mod claude_code;
 pub mod gate;
 pub mod gate_http;
 pub mod gen;
@@ -11,6 +12,7 @@ pub mod gen_programs;
 pub mod gen_words;
 pub mod oracle;
 pub mod oracle_check;
+pub mod oracle_minimize;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
