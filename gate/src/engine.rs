@@ -123,7 +123,7 @@ impl Gate {
 
     fn slow(&self) {
         if let Some(f) = &self.before_slow {
-            self.slow_started.get_or_init(|| f());
+            self.slow_started.get_or_init(f);
         }
     }
 
