@@ -198,7 +198,16 @@ fn heredocs_and_herestrings_fed_to_shells() {
         ("curl -s x | sh", N, &["BG105"]),
         ("wget -qO- x | bash -s -- arg", N, &["BG105"]),
         ("curl x | tee log | sudo bash", N, &["BG105"]),
-        ("curl x | python3", N, &["BG104"]),
+        ("curl x | python3", N, &["BG105"]),
+        ("wget -qO- x | python3 -", N, &["BG105"]),
+        ("curl x | perl", N, &["BG105"]),
+        ("echo cHJpbnQoMSk= | base64 -d | python3", N, &["BG208"]),
+        (
+            "curl -s api | python3 -c 'import json,sys; print(json.load(sys.stdin))'",
+            N,
+            &["BG104"],
+        ),
+        ("curl -s api | node script.js", N, &["BG104"]),
         ("echo Y3VybA== | base64 -d | sh", U, &["BG208"]),
         ("echo 6375726c | xxd -r -p | bash", U, &["BG208"]),
         ("echo 'lru' | rev | sh", U, &["BG208"]),
@@ -785,4 +794,20 @@ fn variables_that_change_what_runs() {
         ("find $dir -exec rg x {} +", U, &["BG210"]),
         ("find . -execdir sed -i 's/a/b/' {} \\;", S, &[]),
     ]);
+}
+
+#[test]
+fn interpreters_reading_data_are_not_remote_code() {
+    for cmd in [
+        "curl -s api | python3 -c 'import json,sys; print(json.load(sys.stdin))'",
+        "curl -s api | node script.js",
+        "curl -s api | perl -ne 'print if /x/'",
+    ] {
+        let a = analyze(cmd);
+        assert!(
+            !a.findings.iter().any(|f| f.rule.id() == "BG105"),
+            "{cmd}: {:?}",
+            a.findings
+        );
+    }
 }

@@ -142,13 +142,42 @@ impl<'c> Resolver<'c> {
                 );
             }
             _ => {
-                let v = self.classify(&canon, entry, args, frame);
+                let mut v = self.classify(&canon, entry, args, frame);
+                if entry.class == Class::Interpreter && reads_program_from_stdin(&args[1..]) {
+                    v = v.max(self.program_on_stdin(&canon, name_arg.span, frame, feed));
+                }
                 let out = Output {
                     network: v == Verdict::Network,
                     decoded: is_decoding(entry, &args[1..]),
                 };
                 self.record(leaf(Some(program), v), out);
             }
+        }
+    }
+
+    /// An interpreter running the program piped into it: remote code when
+    /// the pipe carries network output, obfuscated code when it was decoded.
+    fn program_on_stdin(
+        &mut self,
+        canon: &str,
+        span: crate::span::Span,
+        frame: &Frame,
+        feed: &Feed,
+    ) -> Verdict {
+        match feed {
+            Feed::Pipe { network: true, .. } => self.add(
+                frame,
+                Rule::RemoteCodePipe,
+                span,
+                format!("`{canon}` runs a program piped from something that reaches the network"),
+            ),
+            Feed::Pipe { decoded: true, .. } => self.add(
+                frame,
+                Rule::DecodedCodePipe,
+                span,
+                format!("`{canon}` runs decoded data as a program"),
+            ),
+            _ => Verdict::Safe,
         }
     }
 
@@ -595,6 +624,32 @@ fn is_identifier(t: &str) -> bool {
     !t.is_empty()
         && !t.starts_with(|c: char| c.is_ascii_digit())
         && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Whether an interpreter takes its program from stdin: no code option
+/// (`python -c`, `node -e`, `perl -e`, `php -r`, `python -m`...) and no
+/// script operand other than `-`.
+fn reads_program_from_stdin(rest: &[Arg]) -> bool {
+    const CODE_OPTIONS: &[&str] = &[
+        "-c",
+        "-e",
+        "-E",
+        "-r",
+        "-m",
+        "-p",
+        "--eval",
+        "--print",
+        "--command",
+    ];
+    for a in rest {
+        match a.text() {
+            Some("-") => return true,
+            Some(t) if CODE_OPTIONS.contains(&t) || t.starts_with("--eval=") => return false,
+            Some(t) if t.starts_with('-') => {}
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// Whether the program decodes or transforms its input (base64 -d...).
