@@ -29,8 +29,8 @@ pub const ATTACKER_PORT: u16 = 18082;
 /// The variable carrying the Cop's key in these tests.
 pub const COP_KEY_ENV: &str = "BASHGATE_E2E_COP_KEY";
 
-/// The cached CLI that `.ci/claude-code.sh` installs, relative to HOME.
-const DEFAULT_INSTALL: &str = ".cache/bashgate-claude-code";
+/// The cached CLI that `.ci/claude-code.sh` installs, under the cache directory.
+const DEFAULT_INSTALL: &str = "bashgate-claude-code";
 const BIN_IN_INSTALL: &str = "node_modules/@anthropic-ai/claude-code/bin/claude.exe";
 
 /// The directory holding the fake servers and the runner.
@@ -39,7 +39,8 @@ pub fn harness_dir() -> PathBuf {
 }
 
 /// The Claude Code executable: `$CLAUDE_BIN`, else the copy `.ci/claude-code.sh`
-/// caches under `$BASHGATE_CLAUDE_HOME` (default `~/.cache/bashgate-claude-code`).
+/// caches under `$BASHGATE_CLAUDE_HOME` (default
+/// `${XDG_CACHE_HOME:-~/.cache}/bashgate-claude-code`).
 /// Missing, it panics: these tests never skip.
 pub fn claude_bin() -> PathBuf {
     let bin = match std::env::var_os("CLAUDE_BIN") {
@@ -48,7 +49,12 @@ pub fn claude_bin() -> PathBuf {
             let home = std::env::var_os("BASHGATE_CLAUDE_HOME")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| {
-                    PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
+                    std::env::var_os("XDG_CACHE_HOME")
+                        .map(PathBuf::from)
+                        .unwrap_or_else(|| {
+                            PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
+                                .join(".cache")
+                        })
                         .join(DEFAULT_INSTALL)
                 });
             home.join(BIN_IN_INSTALL)
