@@ -82,7 +82,8 @@ pub fn bash(command: &str) -> Value {
     )
 }
 
-/// A scratch world for one Claude Code session.
+/// A scratch world for one Claude Code session: a temporary directory,
+/// removed afterwards unless `BASHGATE_E2E_KEEP` is set.
 pub struct Session {
     pub dir: tempfile::TempDir,
     env: Vec<(String, String)>,
@@ -96,10 +97,15 @@ impl Default for Session {
 
 impl Session {
     pub fn new() -> Session {
+        let keep = std::env::var_os("BASHGATE_E2E_KEEP").is_some();
         let dir = tempfile::Builder::new()
             .prefix("bashgate-claude-")
+            .disable_cleanup(keep)
             .tempdir()
             .expect("tempdir");
+        if keep {
+            eprintln!("claude_code: keeping {}", dir.path().display());
+        }
         for d in ["proj", "home", "state"] {
             std::fs::create_dir_all(dir.path().join(d)).unwrap();
         }
