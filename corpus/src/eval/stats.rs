@@ -1,42 +1,15 @@
-//! Runs the analyzer over records, guarded against panics and hangs, and
-//! tallies what the report shows: escapes, network recall, friction,
-//! parse coverage, verdict mix, the commonest reasons for `unknown`, time.
+//! What is counted over one set: verdict mix, escapes, recall, friction,
+//! parse coverage and the commonest reasons for `unknown`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::panic::{self, AssertUnwindSafe};
-use std::path::Path;
-use std::sync::{Arc, Mutex};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use bashgate_analyzer::{analyze, Analysis, Rule, Verdict};
+use bashgate_analyzer::{Analysis, Rule, Verdict};
 
-use crate::case::CaseFile;
+use super::run::Guarded;
 use crate::check;
-use crate::external::{self, Expect, Record, Reviewed, SetSpec, SETS};
+use crate::external::{Expect, Record};
 use crate::tally::Tally;
-
-/// One analysis, with a panic caught and the time it took.
-pub struct Guarded {
-    pub result: Result<Analysis, String>,
-    pub elapsed: Duration,
-}
-
-/// Analyzes `command`, turning a panic into an error message.
-pub fn analyze_guarded(command: &str) -> Guarded {
-    let start = Instant::now();
-    let result = panic::catch_unwind(AssertUnwindSafe(|| analyze(command))).map_err(|payload| {
-        payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic without a message".to_string())
-    });
-    Guarded {
-        result,
-        elapsed: start.elapsed(),
-    }
-}
 
 /// How many records got each verdict.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -212,7 +185,7 @@ impl Stats {
 
     /// Compares an alias (`a`) with the program it aliases (`b`), both
     /// analyzed bare.
-    fn add_alias(&mut self, rec: &Record, alias_of: &str, a: Guarded, b: Guarded) {
+    pub(super) fn add_alias(&mut self, rec: &Record, alias_of: &str, a: Guarded, b: Guarded) {
         self.alias_pairs += 1;
         let verdict = |g: &Guarded| g.result.as_ref().ok().map(|a| a.verdict);
         let (va, vb) = (verdict(&a), verdict(&b));
@@ -268,194 +241,10 @@ fn missing(a: &Analysis) -> BTreeSet<&str> {
         .collect()
 }
 
-/// One set to evaluate.
-pub struct Job {
-    pub name: String,
-    pub spec: Option<&'static SetSpec>,
-    pub records: Vec<Record>,
-}
-
-/// One evaluated set.
-pub struct SetResult {
-    pub name: String,
-    pub spec: Option<&'static SetSpec>,
-    pub stats: Stats,
-}
-
-/// A record that took longer than the hang limit.
-#[derive(Debug, thiserror::Error)]
-#[error("analysis hung: {set} record {line} ran for more than {} ms", limit.as_millis())]
-pub struct Hang {
-    pub set: String,
-    pub line: usize,
-    pub limit: Duration,
-}
-
-/// Evaluates every job on a worker thread while this thread watches for a
-/// record that runs longer than `hang_after`. On a hang the worker is left
-/// behind (it cannot be stopped) and the hang is returned.
-pub fn run_jobs(jobs: Vec<Job>, hang_after: Duration) -> Result<Vec<SetResult>, Hang> {
-    run_jobs_with(jobs, hang_after, analyze_guarded)
-}
-
-/// [`run_jobs`] with the analysis function given.
-pub fn run_jobs_with<F>(jobs: Vec<Job>, hang_after: Duration, f: F) -> Result<Vec<SetResult>, Hang>
-where
-    F: Fn(&str) -> Guarded + Send + 'static,
-{
-    let names: Vec<String> = jobs.iter().map(|j| j.name.clone()).collect();
-    let current: Arc<Mutex<Option<(usize, usize, Instant)>>> = Arc::default();
-    let seen = Arc::clone(&current);
-    let worker = thread::spawn(move || {
-        let mut out = Vec::new();
-        for (i, job) in jobs.into_iter().enumerate() {
-            let mut stats = Stats::default();
-            for rec in &job.records {
-                *seen.lock().unwrap_or_else(|e| e.into_inner()) =
-                    Some((i, rec.line, Instant::now()));
-                match &rec.alias_of {
-                    Some(of) => stats.add_alias(rec, of, f(&rec.command), f(of)),
-                    None => stats.add(rec, f(&rec.command)),
-                }
-            }
-            out.push(SetResult {
-                name: job.name,
-                spec: job.spec,
-                stats,
-            });
-        }
-        out
-    });
-    loop {
-        if worker.is_finished() {
-            return Ok(worker.join().unwrap_or_else(|e| panic::resume_unwind(e)));
-        }
-        let now = *current.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((i, line, started)) = now {
-            if started.elapsed() > hang_after {
-                return Err(Hang {
-                    set: names[i].clone(),
-                    line,
-                    limit: hang_after,
-                });
-            }
-        }
-        thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// The project's own cases as records: line is the case's position in its
-/// file, group the file's name.
-pub fn own_records(files: &[CaseFile]) -> Vec<Record> {
-    files
-        .iter()
-        .flat_map(|f| {
-            f.cases.iter().enumerate().map(|(i, c)| Record {
-                line: i + 1,
-                group: f.name.clone(),
-                name: String::new(),
-                command: c.command.clone(),
-                expect: Expect {
-                    never_safe: c.expect != Verdict::Safe,
-                    network: c.expect == Verdict::Network,
-                    parse_clean: false,
-                    exact: Some(c.expect),
-                },
-                alias_of: None,
-            })
-        })
-        .collect()
-}
-
-/// Which external sets to read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    /// Every set.
-    All,
-    /// Every set but the two large coverage sets (tldr, NL2Bash).
-    Labeled,
-}
-
-/// Why the evaluation could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum EvalError {
-    #[error(transparent)]
-    Load(#[from] external::LoadError),
-    #[error(transparent)]
-    Hang(#[from] Hang),
-}
-
-/// The whole evaluation.
-pub struct Evaluation {
-    pub own: SetResult,
-    /// The external sets, or why they were skipped.
-    pub external: Result<Vec<SetResult>, String>,
-    pub reviewed: Reviewed,
-    pub scope: Scope,
-}
-
-/// A record that runs longer than this is reported as a hang.
-pub const HANG_LIMIT: Duration = Duration::from_secs(10);
-
-/// Evaluates the own cases and, when `corpora` exists, the external sets.
-pub fn evaluate(files: &[CaseFile], corpora: &Path, scope: Scope) -> Result<Evaluation, EvalError> {
-    let reviewed = Reviewed::builtin();
-    let mut jobs = vec![Job {
-        name: "own corpus".into(),
-        spec: None,
-        records: own_records(files),
-    }];
-    let skipped = if corpora.is_dir() {
-        for spec in SETS {
-            if scope == Scope::Labeled && !has_labels(spec) {
-                continue;
-            }
-            jobs.push(Job {
-                name: spec.file.into(),
-                spec: Some(spec),
-                records: external::load_set(corpora, spec, &reviewed)?,
-            });
-        }
-        None
-    } else {
-        Some(format!(
-            "skipped: external corpora not found at {} (set {} to their folder)",
-            corpora.display(),
-            crate::paths::CORPORA_ENV
-        ))
-    };
-    let mut results = run_jobs(jobs, HANG_LIMIT)?;
-    let own = results.remove(0);
-    Ok(Evaluation {
-        own,
-        external: skipped.map_or(Ok(results), Err),
-        reviewed,
-        scope,
-    })
-}
-
-/// Sets other than the large unlabeled coverage sets.
-fn has_labels(spec: &SetSpec) -> bool {
-    !matches!(spec.kind, external::Kind::Tldr | external::Kind::Nl2bash)
-}
-
-impl Evaluation {
-    /// Every set, own corpus first.
-    pub fn sets(&self) -> impl Iterator<Item = &SetResult> {
-        std::iter::once(&self.own).chain(self.external.as_deref().unwrap_or(&[]).iter())
-    }
-
-    /// Escapes and panics over every set: what must be zero.
-    pub fn failures(&self) -> (usize, usize) {
-        self.sets().fold((0, 0), |(e, p), s| {
-            (e + s.stats.escapes.len(), p + s.stats.panics.len())
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::analyze_guarded;
 
     fn record(cmd: &str, expect: Expect) -> Record {
         Record {
@@ -523,33 +312,6 @@ mod tests {
         assert_eq!(s.panics.len(), 1);
         assert_eq!(s.panics[0].detail, "boom");
         assert_eq!(s.mix.total(), 0);
-    }
-
-    fn job(name: &str) -> Job {
-        Job {
-            name: name.into(),
-            spec: None,
-            records: vec![record("ls", Expect::default())],
-        }
-    }
-
-    #[test]
-    fn a_hang_is_reported_with_its_record() {
-        let slow = |c: &str| {
-            thread::sleep(Duration::from_millis(500));
-            analyze_guarded(c)
-        };
-        let err = run_jobs_with(vec![job("slow")], Duration::from_millis(50), slow);
-        let h = err.err().expect("the slow record is reported");
-        assert_eq!((h.set.as_str(), h.line), ("slow", 1));
-    }
-
-    #[test]
-    fn jobs_finish_in_order() {
-        let done = run_jobs(vec![job("a"), job("b")], HANG_LIMIT).expect("no hang");
-        let names: Vec<_> = done.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(names, ["a", "b"]);
-        assert_eq!(done[1].stats.mix.safe, 1);
     }
 
     #[test]
