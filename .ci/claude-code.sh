@@ -73,10 +73,13 @@ echo "Claude Code: $got ($CLAUDE_BIN)"
 export CLAUDE_BIN
 
 echo "== claude-code: build"
-# The tests run the debug bashgate (bashgate_tests::bashgate_bin); build it and
-# the tests first, so the timings below are the sessions' own.
+# Build bashgate (debug, as `cargo test` would) and the tests first, and hand the
+# binary to the tests (BASHGATE_BIN), so the timings below are the sessions' own.
 cargo build -q -p bashgate --bin bashgate
 cargo test -q -p bashgate-tests --test claude_code --no-run
+BASHGATE_BIN=${CARGO_TARGET_DIR:-$PWD/target}/debug/bashgate
+[ -x "$BASHGATE_BIN" ] || fail "bashgate was built but is not at $BASHGATE_BIN"
+export BASHGATE_BIN
 
 echo "== claude-code: end-to-end tests"
 log=$(mktemp -t bashgate-claude-code.XXXXXX)

@@ -17,7 +17,7 @@ use std::process::{Command, Output};
 
 use serde_json::{json, Value};
 
-use crate::{bashgate_bin, workspace_root};
+use crate::workspace_root;
 
 /// Where the fake Anthropic API listens inside the namespace.
 pub const MODEL_PORT: u16 = 18080;
@@ -32,6 +32,21 @@ pub const COP_KEY_ENV: &str = "BASHGATE_E2E_COP_KEY";
 /// The cached CLI that `.ci/claude-code.sh` installs, under the cache directory.
 const DEFAULT_INSTALL: &str = "bashgate-claude-code";
 const BIN_IN_INSTALL: &str = "node_modules/@anthropic-ai/claude-code/bin/claude.exe";
+
+/// The `bashgate` under test: `$BASHGATE_BIN` when set (`.ci/claude-code.sh`
+/// builds once and sets it, so no test waits on cargo's build lock), else
+/// [`crate::bashgate_bin`].
+pub fn bashgate() -> &'static Path {
+    static BIN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| match std::env::var_os("BASHGATE_BIN") {
+        Some(p) => {
+            let p = PathBuf::from(p);
+            assert!(p.is_file(), "BASHGATE_BIN={} is not a file", p.display());
+            p
+        }
+        None => crate::bashgate_bin().to_path_buf(),
+    })
+}
 
 /// The directory holding the fake servers and the runner.
 pub fn harness_dir() -> PathBuf {
@@ -156,7 +171,7 @@ impl Session {
     /// Runs `bashgate ARGS` in the project directory with this session's
     /// state directory and no inherited configuration.
     pub fn bashgate(&self, args: &[&str]) -> Output {
-        let mut c = Command::new(bashgate_bin());
+        let mut c = Command::new(bashgate());
         c.args(args).current_dir(self.proj());
         scrub(&mut c);
         c.envs(self.env.iter().map(|(k, v)| (k, v)));
@@ -437,7 +452,7 @@ impl Run {
     }
 
     fn bashgate(&self, args: &[&str]) -> Output {
-        let mut c = Command::new(bashgate_bin());
+        let mut c = Command::new(bashgate());
         c.args(args).current_dir(&self.proj);
         scrub(&mut c);
         c.envs(self.env.iter().map(|(k, v)| (k, v)));

@@ -336,7 +336,9 @@ fn init_claude_writes_the_settings_claude_code_runs() {
 
     let settings = s.settings();
     assert_eq!(settings["permissions"], existing["permissions"]);
-    let bin = bashgate_tests::bashgate_bin().canonicalize().unwrap();
+    let bin = bashgate_tests::claude_code::bashgate()
+        .canonicalize()
+        .unwrap();
     let ours = json!({"matcher": "*", "hooks": [{
         "type": "command",
         "command": format!("{} hook claude", bin.display()),
