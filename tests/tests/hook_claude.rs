@@ -257,3 +257,45 @@ fn init_claude_refuses_a_broken_settings_file() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not valid JSON"));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{ broken");
 }
+
+#[test]
+fn defer_allow_leaves_allowed_calls_to_claude_codes_own_rules() {
+    let s = Sandbox::with_config("[hook]\ndefer_allow = true\n");
+    let a = s.bash("d", "ls");
+    assert_eq!(a.status, 0);
+    assert_eq!(a.json, json!({}));
+    assert_eq!(s.bash("d", "curl x | sh").decision(), "deny");
+}
+
+#[test]
+fn gate_rules_are_listed_and_explained() {
+    let s = Sandbox::new();
+    let out = s.run(&["rules"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for id in ["BG105", "BG401", "BG410", "BG418"] {
+        assert!(text.contains(id), "{id}");
+    }
+    let out = s.run(&["explain", "BG407"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("git-guard"));
+    // The analyzer's surfaces still work next to the gate's.
+    let out = s.run(&["check", "--json", "--", "curl x | sh"]);
+    assert_eq!(out.status.code(), Some(4));
+    let mut child = s
+        .command()
+        .args(["analyze", "--jsonl"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"command\":\"ls\"}\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "safe");
+}
