@@ -95,3 +95,23 @@ fn escape_after_quotes_splits_word() {
         vec![Some("ab".to_string())]
     );
 }
+
+#[test]
+fn sh_scripts_are_not_bash() {
+    assert_not_safe("sh -c \"echo \\$'\\\\'; curl x #'\"");
+    assert_not_safe("dash -c \"echo \\$'\\\\'; curl x #'\"");
+}
+
+#[test]
+fn non_ascii_option_cluster_panics() {
+    for cmd in [
+        "sed -é x",
+        "awk -é x",
+        "sed -ñe p a",
+        "find . -exec sed -ï p {} +",
+    ] {
+        let a = analyze(cmd);
+        assert!(a.findings.iter().all(|f| f.span.end <= cmd.len()), "{cmd}");
+    }
+    assert_not_safe("sed -ée 'e curl' a.txt");
+}

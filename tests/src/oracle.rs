@@ -37,6 +37,8 @@ pub struct Run {
     pub stderr: String,
     /// Exit status of the timeout-wrapped bash (124 or 137: timed out).
     pub status: Option<i32>,
+    /// `$HOME` (and the starting directory) of the command.
+    pub home: String,
 }
 
 impl Run {
@@ -341,6 +343,7 @@ fn read_run(dir: &Path, command: &str) -> Result<Run, String> {
         execs,
         stderr,
         status,
+        home: dir.display().to_string(),
     })
 }
 

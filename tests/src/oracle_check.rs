@@ -58,8 +58,22 @@ fn adds_arguments(inv: &Invocation) -> bool {
     })
 }
 
+/// Whether the analyzer's view of an argument is what the program got.
+/// `~` and `~/...` stand for `$HOME`, which the analyzer leaves unexpanded.
+fn same_arg(resolved: &str, real: &str, home: &str) -> bool {
+    if resolved == real {
+        return true;
+    }
+    match resolved.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+            real.strip_prefix(home) == Some(rest)
+        }
+        _ => false,
+    }
+}
+
 /// Whether an invocation accounts for a program bash started.
-fn accounts_for(inv: &Invocation, exec: &Exec) -> Option<bool> {
+fn accounts_for(inv: &Invocation, exec: &Exec, home: &str) -> Option<bool> {
     if inv.program.as_deref() != Some(exec.program.as_str()) {
         return None;
     }
@@ -72,7 +86,7 @@ fn accounts_for(inv: &Invocation, exec: &Exec) -> Option<bool> {
                 .args
                 .iter()
                 .zip(&exec.args)
-                .all(|(a, b)| a.as_deref() == Some(b.as_str())),
+                .all(|(a, b)| a.as_deref().is_some_and(|a| same_arg(a, b, home))),
     )
 }
 
@@ -86,7 +100,7 @@ pub fn check(analysis: &Analysis, run: &Run) -> Vec<Mismatch> {
         let verdicts: Vec<bool> = analysis
             .invocations
             .iter()
-            .filter_map(|inv| accounts_for(inv, exec))
+            .filter_map(|inv| accounts_for(inv, exec, &run.home))
             .collect();
         if verdicts.is_empty() {
             out.push(Mismatch::Missing(exec.clone()));
@@ -118,6 +132,7 @@ mod tests {
                 .collect(),
             stderr: stderr.into(),
             status: Some(0),
+            home: "/home/u".into(),
         }
     }
 
@@ -144,6 +159,11 @@ mod tests {
         // Unless the analyzer said it did not know them.
         let a = analyze("ls $x");
         assert!(check(&a, &r).is_empty());
+        // `~` and `~/` are the home directory; `~x` is not.
+        let r = run("", &[("ls", &["/home/u/x"])], "");
+        assert!(check(&analyze("ls ~/x"), &r).is_empty());
+        let r = run("", &[("ls", &["/home/ux"])], "");
+        assert!(!check(&analyze("ls '~x'"), &r).is_empty());
     }
 
     #[test]

@@ -299,3 +299,51 @@ fn gate_rules_are_listed_and_explained() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["verdict"], "safe");
 }
+
+#[test]
+fn the_agent_cannot_switch_the_gate_off() {
+    let s = Sandbox::with_config("");
+    let state = s.state().display().to_string();
+    let config = s.dir.path().join("bashgate.toml").display().to_string();
+    std::fs::create_dir_all(s.project().join(".claude")).unwrap();
+    for cmd in [
+        format!("rm -rf {state}/sessions"),
+        format!("rm {config}"),
+        format!("echo 'on_error = \"allow\"' > {config}"),
+        "echo '[taint]' >> .bashgate.toml".to_string(),
+        "sed -i 's/hook claude//' .claude/settings.json".to_string(),
+        "rm ~/.claude/settings.json".to_string(),
+        format!("cd /tmp && mv {state} /tmp/elsewhere"),
+        format!("ln -s {state} x"),
+    ] {
+        let a = s.bash("self", &cmd);
+        assert_eq!(a.decision(), "deny", "{cmd}: {}", a.reason());
+        assert!(a.reason().contains("BG420"), "{cmd}: {}", a.reason());
+    }
+    for cmd in [
+        "cat .bashgate.toml",
+        "grep hook .claude/settings.json",
+        "ls -la .claude",
+    ] {
+        assert_eq!(s.bash("self", cmd).decision(), "allow", "{cmd}");
+    }
+    for tool in ["Write", "Edit"] {
+        let a = s.pre(
+            "self",
+            tool,
+            json!({"file_path": s.project().join(".claude/settings.json").display().to_string(), "content": "{}"}),
+        );
+        assert_eq!(a.decision(), "deny", "{tool}");
+    }
+    assert_eq!(
+        s.pre("self", "Read", json!({"file_path": ".bashgate.toml"}))
+            .decision(),
+        "allow"
+    );
+    // It can be turned off.
+    let s = Sandbox::with_config("[always]\nself_protection = false\n");
+    assert_eq!(
+        s.bash("self", "echo x >> .bashgate.toml").decision(),
+        "allow"
+    );
+}

@@ -14,6 +14,7 @@ use bashgate_analyzer::{analyze, Verdict};
 use bashgate_tests::gen::{generate, Config, Rng};
 use bashgate_tests::oracle::{Options, Run, Sandbox};
 use bashgate_tests::oracle_check::check;
+use bashgate_tests::oracle_minimize::{minimize, subjects};
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
     match std::env::var(name) {
@@ -178,4 +179,45 @@ fn differential_oracle() {
         safe * 5 >= count,
         "too few safe verdicts to check: {safe} of {count}"
     );
+}
+
+/// Triage, not a check: runs the generated commands, then shrinks one
+/// command per kind of mismatch and prints the reproducers.
+/// `cargo test -p bashgate-tests --test oracle triage -- --ignored --nocapture`
+/// (`BASHGATE_ORACLE_COUNT`, `BASHGATE_ORACLE_SEED` as above;
+/// `BASHGATE_ORACLE_MINIMIZE` caps how many kinds are shrunk, default 20).
+#[test]
+#[ignore]
+fn triage() {
+    let count: usize = env_or("BASHGATE_ORACLE_COUNT", 10_000);
+    let seed: u64 = env_or("BASHGATE_ORACLE_SEED", 0x6261_7368);
+    let cap: usize = env_or("BASHGATE_ORACLE_MINIMIZE", 20);
+    let opts = Options {
+        workers: env_or("BASHGATE_ORACLE_JOBS", 2),
+        ..Options::default()
+    };
+    let mut rng = Rng::new(seed);
+    let cfg = Config::oracle();
+    let commands: Vec<String> = (0..count)
+        .map(|_| generate(&mut rng, &cfg).command)
+        .collect();
+    let sandbox = Sandbox::new(false).expect("scratch directory");
+    let runs = sandbox
+        .run(&commands, &opts)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut kinds: std::collections::BTreeMap<String, (usize, &str)> = Default::default();
+    for (c, r) in commands.iter().zip(&runs) {
+        for s in subjects(c, r) {
+            let e = kinds.entry(s).or_insert((0, c.as_str()));
+            e.0 += 1;
+            if c.len() < e.1.len() {
+                e.1 = c;
+            }
+        }
+    }
+    eprintln!("{} kinds of mismatch", kinds.len());
+    for (subject, (n, cmd)) in kinds.iter().take(cap) {
+        let small = minimize(&sandbox, &opts, cmd, subject).unwrap_or_else(|e| panic!("{e}"));
+        eprintln!("=== {subject} ({n} commands)\n{small}\n--- {:?}", small);
+    }
 }
