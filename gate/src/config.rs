@@ -89,6 +89,9 @@ pub struct AlwaysConfig {
     pub reverse_shells: bool,
     /// Deny network or decoder output piped into a shell or interpreter.
     pub remote_code: bool,
+    /// Deny changes to bashgate's own state directory, configuration and
+    /// Claude Code hook settings.
+    pub self_protection: bool,
 }
 
 impl Default for AlwaysConfig {
@@ -96,6 +99,7 @@ impl Default for AlwaysConfig {
         AlwaysConfig {
             reverse_shells: true,
             remote_code: true,
+            self_protection: true,
         }
     }
 }

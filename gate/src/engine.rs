@@ -56,6 +56,8 @@ impl Outcome {
 
 pub struct Gate {
     pub config: Config,
+    /// The configuration file in force, protected from the agent.
+    pub config_file: Option<std::path::PathBuf>,
     store: Store,
     tools: OnceCell<Tools>,
     secret_paths: OnceCell<SecretPaths>,
@@ -106,6 +108,7 @@ impl Gate {
         let store = Store::new(&config.state_dir());
         Gate {
             config,
+            config_file: None,
             store,
             tools: OnceCell::new(),
             secret_paths: OnceCell::new(),
@@ -268,6 +271,22 @@ impl Gate {
 
         if let Some(d) = policy::always::check(&cfg.always, &bc) {
             return d;
+        }
+        if cfg.always.self_protection {
+            let guard = policy::selfguard::SelfGuard::new(
+                &cfg.state_dir(),
+                self.config_file.as_deref(),
+                call.cwd,
+            );
+            // Only output redirects matter here, and they all contain `>`.
+            let redirects = if command.contains('>') {
+                policy::redirects::collect(command, analysis)
+            } else {
+                Some(Vec::new())
+            };
+            if let Some(d) = guard.check_bash(&bc, redirects.as_deref()) {
+                return d;
+            }
         }
         if cfg.denylist_enabled() {
             let dl = policy::denylist::Denylist::new(&cfg.denied_commands());
@@ -473,6 +492,20 @@ impl Gate {
     /// then plugins.
     fn local(&self, call: &ToolCall) -> Decision {
         let mut tally = Tally::default();
+        if self.config.always.self_protection && policy::selfguard::WRITERS.contains(&call.tool) {
+            let guard = policy::selfguard::SelfGuard::new(
+                &self.config.state_dir(),
+                self.config_file.as_deref(),
+                call.cwd,
+            );
+            for key in self.tools().path_keys() {
+                if let Some(p) = call.input.get(key).and_then(Value::as_str) {
+                    if let Some(d) = guard.check_path(call.tool, call.cwd, p) {
+                        return d;
+                    }
+                }
+            }
+        }
         let allowed_dirs = self.config.allowed_dirs();
         if !allowed_dirs.is_empty() {
             let pp = policy::paths::PathPolicy::new(&allowed_dirs, call.cwd);
@@ -774,7 +807,7 @@ mod tests {
 
     fn gate_in(dir: &Path, toml_text: &str) -> Gate {
         let mut c = crate::config::parse(toml_text, Path::new("test.toml")).unwrap();
-        c.state_dir = Some(dir.to_path_buf());
+        c.state_dir = Some(dir.join("state"));
         Gate::new(c)
     }
 

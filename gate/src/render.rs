@@ -55,8 +55,9 @@ pub fn report(command: &str, analysis: &Analysis, color: bool) -> String {
             String::new()
         };
         let shown = line.replace('\t', " ");
-        let start = f.span.start.min(line_end);
-        let end = f.span.end.clamp(start, line_end);
+        // Spans are byte offsets; never slice inside a character.
+        let start = floor_char_boundary(command, f.span.start.min(line_end));
+        let end = floor_char_boundary(command, f.span.end.clamp(start, line_end));
         let pad = char_width(&command[line_start..start]);
         let width = char_width(&command[start..end]).max(1);
         let _ = writeln!(out, "{prefix}{shown}");
@@ -112,6 +113,14 @@ pub fn explain(info: &RuleInfo) -> String {
         info.example,
         info.counter_example
     )
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 fn line_starts(s: &str) -> Vec<usize> {

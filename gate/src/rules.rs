@@ -36,6 +36,7 @@ gate_rules! {
     REVERSE_SHELL "BG417" "reverse-shell" "A /dev/tcp or /dev/udp redirect (always denied).";
     REMOTE_CODE "BG418" "remote-code" "Network or decoded output fed to a shell or interpreter (always denied).";
     COP_UNAVAILABLE "BG419" "cop-unavailable" "A decision needed the Cop and no Cop key is configured.";
+    SELF_PROTECTION "BG420" "self-protection" "The call would change bashgate's own state, configuration or hook settings.";
 }
 
 pub fn lookup(key: &str) -> Option<&'static GateRule> {

@@ -151,6 +151,7 @@ pub fn run(config_flag: Option<&Path>) {
     let audit_on = config.audit.enabled;
     let (budget_ms, on_error, pre) = (config.hook.budget_ms, config.on_error, is_pre(&event));
     let mut gate = Gate::new(config);
+    gate.config_file = source.path().map(Path::to_path_buf);
     gate.on_slow(Box::new(move || start_watchdog(budget_ms, on_error, pre)));
     let event = match event {
         Ok(e) => e,

@@ -10,6 +10,7 @@ pub mod gitguard;
 pub mod paths;
 pub mod plugins;
 pub mod redirects;
+pub mod selfguard;
 
 use std::path::Path;
 

@@ -1,0 +1,126 @@
+//! Self-protection: the agent may not change what guards it. A session's
+//! taint lives in the state directory and the rules in the configuration
+//! and Claude Code's settings (which hold the hook itself); a command that
+//! deletes a session file, rewrites `.bashgate.toml` or drops the hook from
+//! `.claude/settings.json` would switch the gate off. Bash commands whose
+//! path arguments or output redirects resolve into those places are denied
+//! unless the program only reads, and so are Write/Edit calls on them.
+
+use std::path::{Path, PathBuf};
+
+use super::paths::resolve;
+use super::redirects::Redirect;
+use super::{base_name, reason, BashCall};
+use crate::decision::{Decision, Layer};
+use crate::rules;
+
+/// Programs that only read the files they are given.
+const READERS: &[&str] = &[
+    "cat",
+    "head",
+    "tail",
+    "less",
+    "more",
+    "grep",
+    "rg",
+    "ls",
+    "stat",
+    "wc",
+    "diff",
+    "jq",
+    "file",
+    "md5sum",
+    "sha256sum",
+    "realpath",
+    "readlink",
+    "du",
+    "tree",
+    "bashgate",
+];
+
+/// Tools that write the file they name.
+pub const WRITERS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
+
+pub struct SelfGuard {
+    protected: Vec<PathBuf>,
+}
+
+impl SelfGuard {
+    pub fn new(state_dir: &Path, config_file: Option<&Path>, cwd: &Path) -> SelfGuard {
+        let mut protected = vec![state_dir.to_path_buf()];
+        protected.extend(config_file.map(Path::to_path_buf));
+        for p in [
+            ".bashgate.toml",
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+        ] {
+            protected.push(cwd.join(p));
+        }
+        if let Some(h) = dirs::home_dir() {
+            protected.push(h.join(".claude/settings.json"));
+        }
+        let protected = protected
+            .iter()
+            .filter_map(|p| resolve(cwd, &p.display().to_string()))
+            .collect();
+        SelfGuard { protected }
+    }
+
+    fn hit(&self, cwd: &Path, written: &str) -> Option<PathBuf> {
+        let r = resolve(cwd, written)?;
+        self.protected.iter().find(|p| r.starts_with(p)).cloned()
+    }
+
+    pub fn check_bash(&self, call: &BashCall, redirects: Option<&[Redirect]>) -> Option<Decision> {
+        for (program, inv) in call.named() {
+            if READERS.contains(&base_name(program)) {
+                continue;
+            }
+            for a in inv.args.iter().flatten() {
+                let v = match a.split_once('=') {
+                    Some((k, v)) if k.starts_with('-') => v,
+                    _ => a.as_str(),
+                };
+                if v.is_empty() || v.starts_with('-') || v.contains("://") {
+                    continue;
+                }
+                if let Some(p) = self.hit(call.cwd, v) {
+                    return Some(deny(&format!("`{}`", call.snippet(inv)), v, &p));
+                }
+            }
+        }
+        for r in redirects.unwrap_or(&[]) {
+            if r.reads() {
+                continue;
+            }
+            if let Some(t) = &r.target {
+                if let Some(p) = self.hit(call.cwd, t) {
+                    return Some(deny("this command", t, &p));
+                }
+            }
+        }
+        None
+    }
+
+    pub fn check_path(&self, tool: &str, cwd: &Path, written: &str) -> Option<Decision> {
+        let p = self.hit(cwd, written)?;
+        Some(deny(&format!("this {tool} call"), written, &p))
+    }
+}
+
+fn deny(what: &str, written: &str, protected: &Path) -> Decision {
+    let rule = rules::SELF_PROTECTION;
+    Decision::deny(
+        Layer::Always,
+        rule,
+        reason(
+            what,
+            &format!(
+                "`{written}` is inside {}, which holds bashgate's own state, configuration or hook settings",
+                protected.display()
+            ),
+            rule,
+            "leave bashgate's files alone; ask the person to change its configuration or reset a session",
+        ),
+    )
+}
