@@ -315,6 +315,10 @@ fn the_agent_cannot_switch_the_gate_off() {
         "rm ~/.claude/settings.json".to_string(),
         format!("cd /tmp && mv {state} /tmp/elsewhere"),
         format!("ln -s {state} x"),
+        // A configuration planted where a later `cd` would find it.
+        "mkdir -p sub && printf '[taint]\\ncascade = false\\n' > sub/.bashgate.toml".to_string(),
+        "cp evil.toml sub/.bashgate.toml".to_string(),
+        "rm -rf sub/.claude".to_string(),
     ] {
         let a = s.bash("self", &cmd);
         assert_eq!(a.decision(), "deny", "{cmd}: {}", a.reason());

@@ -68,7 +68,26 @@ impl SelfGuard {
 
     fn hit(&self, cwd: &Path, written: &str) -> Option<PathBuf> {
         let r = resolve(cwd, written)?;
-        self.protected.iter().find(|p| r.starts_with(p)).cloned()
+        if let Some(p) = self.protected.iter().find(|p| r.starts_with(p)) {
+            return Some(p.clone());
+        }
+        // A `.bashgate.toml` or `.claude/settings*.json` anywhere: the hook
+        // discovers its configuration from the session's cwd, which the
+        // agent can change with `cd`.
+        let mut at = PathBuf::new();
+        let mut last_was_claude = false;
+        for c in r.components() {
+            at.push(c);
+            let name = c.as_os_str().to_string_lossy();
+            if name == ".bashgate.toml" || (last_was_claude && name.starts_with("settings")) {
+                return Some(at);
+            }
+            last_was_claude = name == ".claude";
+        }
+        if last_was_claude {
+            return Some(at);
+        }
+        None
     }
 
     pub fn check_bash(&self, call: &BashCall, redirects: Option<&[Redirect]>) -> Option<Decision> {
