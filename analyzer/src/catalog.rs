@@ -95,6 +95,10 @@ pub struct Entry {
     /// A bash builtin that evaluates variable names, subscripts included.
     #[serde(default)]
     pub evaluates_names: bool,
+    /// A POSIX shell (dash on Debian): bash's grammar holds except for the
+    /// few constructs the two read differently.
+    #[serde(default)]
+    pub posix_syntax: bool,
     /// A shell whose syntax is not bash's.
     #[serde(default)]
     pub foreign_syntax: bool,

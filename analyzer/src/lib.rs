@@ -64,7 +64,9 @@ pub fn analyze_with(command: &str, catalog: &Catalog, limits: &Limits) -> Analys
 }
 
 /// Analyzes raw bytes: invalid UTF-8 is never `safe`; the text is still
-/// read (with replacement characters) for evidence of network use.
+/// read for evidence of network use. Spans refer to the text with each
+/// invalid sequence replaced by U+FFFD (`String::from_utf8_lossy`), which is
+/// the text callers should show.
 pub fn analyze_bytes(bytes: &[u8]) -> Analysis {
     match std::str::from_utf8(bytes) {
         Ok(s) => analyze(s),
@@ -73,9 +75,11 @@ pub fn analyze_bytes(bytes: &[u8]) -> Analysis {
             let a = analyze(&text);
             let mut findings = a.findings;
             let at = e.valid_up_to();
+            // The bytes before `at` are valid, so the lossy text has the
+            // same prefix; the replacement character is three bytes.
             findings.push(Finding {
                 rule: Rule::ParseError,
-                span: Span::new(at, at + e.error_len().unwrap_or(1)),
+                span: Span::new(at, at + '\u{FFFD}'.len_utf8()),
                 message: format!("the command is not valid UTF-8 (at byte {at})"),
             });
             Analysis::new(a.invocations, findings, a.redirects)

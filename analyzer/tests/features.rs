@@ -811,3 +811,44 @@ fn interpreters_reading_data_are_not_remote_code() {
         );
     }
 }
+
+#[test]
+fn spans_of_invalid_utf8_fit_the_lossy_text() {
+    let bytes = b"ls \xff\xfe x; curl \xc3 y";
+    let a = bashgate_analyzer::analyze_bytes(bytes);
+    let text = String::from_utf8_lossy(bytes);
+    for f in &a.findings {
+        assert!(
+            text.get(f.span.start..f.span.end).is_some(),
+            "{:?} does not fit {text:?}",
+            f.span
+        );
+    }
+    assert_eq!(a.verdict, Verdict::Network);
+}
+
+#[test]
+fn non_ascii_option_clusters() {
+    for cmd in [
+        "sed -é x",
+        "awk -é x",
+        "timeout -é 5 ls",
+        "bash -é",
+        "xargs -é",
+    ] {
+        assert_ne!(analyze(cmd).verdict, Verdict::Safe, "{cmd}");
+    }
+}
+
+#[test]
+fn posix_sh_reads_some_bash_differently() {
+    table(&[
+        ("sh -c \"echo \\$'\\\\'; curl x #'\"", U, &["BG209"]),
+        ("sh -c '((curl x))'", U, &["BG209"]),
+        ("dash -c \"echo \\$'a'\"", U, &["BG209"]),
+        ("watch \"echo \\$'a'\"", U, &["BG209"]),
+        ("sh -c 'echo $((1 + 2))'", S, &[]),
+        ("bash -c \"echo \\$'a'\"", S, &[]),
+        ("sh -c 'ls -la'", S, &[]),
+    ]);
+}

@@ -11,6 +11,32 @@ use crate::word::Value;
 use super::args::Arg;
 use super::{Feed, Frame, Resolver};
 
+/// Which grammar a shell reads its script with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    Bash,
+    /// sh, dash, ash, and the `sh -c` behind watch, flock, su...
+    Posix,
+    /// zsh, ksh, fish, csh...
+    Foreign,
+}
+
+/// Constructs bash and a POSIX sh read differently: `$'...'` and `$"..."`
+/// are plain text to dash, and `((cmd))` is two subshells there, not
+/// arithmetic.
+fn posix_divergence(text: &str) -> Option<&'static str> {
+    if text.contains("$'") {
+        return Some("`$'...'`");
+    }
+    if text.contains("$\"") {
+        return Some("`$\"...\"`");
+    }
+    let b = text.as_bytes();
+    (0..b.len().saturating_sub(1))
+        .any(|i| b[i] == b'(' && b[i + 1] == b'(' && (i == 0 || b[i - 1] != b'$'))
+        .then_some("`((`")
+}
+
 /// Long options of bash and its kin that take no value.
 const LONG_FLAGS: &[&str] = &[
     "--norc",
@@ -119,7 +145,13 @@ impl<'c> Resolver<'c> {
             ));
         }
         let operands = args.get(i..).unwrap_or(&[]);
-        let foreign = entry.foreign_syntax;
+        let syntax = if entry.foreign_syntax {
+            Syntax::Foreign
+        } else if entry.posix_syntax {
+            Syntax::Posix
+        } else {
+            Syntax::Bash
+        };
         if command_mode {
             let Some(script) = operands.first() else {
                 return verdict.max(self.add(
@@ -134,7 +166,7 @@ impl<'c> Resolver<'c> {
                 frame,
                 feed,
                 &format!("{canon} -c"),
-                foreign,
+                syntax,
             ));
         }
         if !stdin_mode {
@@ -148,7 +180,7 @@ impl<'c> Resolver<'c> {
                 ));
             }
         }
-        verdict.max(self.stdin_script(canon, name_span, frame, feed, foreign))
+        verdict.max(self.stdin_script(canon, name_span, frame, feed, syntax))
     }
 
     /// A script given as one argument (`-c STRING`, `su -c`, `flock -c`).
@@ -158,16 +190,13 @@ impl<'c> Resolver<'c> {
         frame: &Frame,
         feed: &Feed,
         label: &str,
-        foreign: bool,
+        syntax: Syntax,
     ) -> Verdict {
         match &script.value {
             Value::Static(text) => {
                 let text = text.clone();
                 self.embed(&text, script.origin, script.span, frame, feed, label);
-                if foreign {
-                    return self.foreign(frame, script.span, label);
-                }
-                Verdict::Safe
+                self.check_syntax(&text, syntax, frame, script.span, label)
             }
             _ => self.add(
                 frame,
@@ -185,7 +214,7 @@ impl<'c> Resolver<'c> {
         name_span: Span,
         frame: &Frame,
         feed: &Feed,
-        foreign: bool,
+        syntax: Syntax,
     ) -> Verdict {
         match feed {
             Feed::Doc {
@@ -202,10 +231,7 @@ impl<'c> Resolver<'c> {
                     &Feed::Inherited,
                     &format!("{canon} stdin"),
                 );
-                if foreign {
-                    return self.foreign(frame, *span, canon);
-                }
-                Verdict::Safe
+                self.check_syntax(&text, syntax, frame, *span, canon)
             }
             Feed::Doc {
                 text: None, span, ..
@@ -248,12 +274,34 @@ impl<'c> Resolver<'c> {
         }
     }
 
-    fn foreign(&mut self, frame: &Frame, span: Span, label: &str) -> Verdict {
+    /// Scripts for shells other than bash were read with bash's grammar:
+    /// never provable for zsh, fish and kin; for a POSIX sh (dash), only
+    /// where the two grammars read the text differently.
+    pub(super) fn check_syntax(
+        &mut self,
+        text: &str,
+        syntax: Syntax,
+        frame: &Frame,
+        span: Span,
+        label: &str,
+    ) -> Verdict {
+        let why = match syntax {
+            Syntax::Bash => return Verdict::Safe,
+            Syntax::Foreign => {
+                "is not bash; checked with bash's grammar, it cannot be proven safe".to_string()
+            }
+            Syntax::Posix => match posix_divergence(text) {
+                Some(construct) => {
+                    format!("may run under dash, which reads {construct} differently from bash")
+                }
+                None => return Verdict::Safe,
+            },
+        };
         self.add(
             frame,
             Rule::ForeignShellSyntax,
             span,
-            format!("`{label}` script is not bash; checked with bash's grammar, it cannot be proven safe"),
+            format!("`{label}` script {why}"),
         )
     }
 

@@ -10,6 +10,7 @@ use crate::word::Value;
 
 use super::args::Arg;
 use super::options::{self, Mode};
+use super::shells::Syntax;
 use super::{Feed, Frame, Resolver};
 
 impl<'c> Resolver<'c> {
@@ -99,7 +100,7 @@ impl<'c> Resolver<'c> {
                         frame,
                         feed,
                         &format!("{canon} -c"),
-                        false,
+                        Syntax::Posix,
                     ));
                 }
                 let mut command: Vec<Arg> = parsed
@@ -167,9 +168,13 @@ impl<'c> Resolver<'c> {
                                         "`flock -c` has no command",
                                     ));
                                 };
-                                verdict = verdict.max(
-                                    self.shell_string(&script, frame, feed, "flock -c", false),
-                                );
+                                verdict = verdict.max(self.shell_string(
+                                    &script,
+                                    frame,
+                                    feed,
+                                    "flock -c",
+                                    Syntax::Posix,
+                                ));
                                 command.clear();
                             }
                         }
@@ -294,7 +299,7 @@ impl<'c> Resolver<'c> {
             None
         };
         self.embed(&script, origin, span, frame, &Feed::Inherited, label);
-        Verdict::Safe
+        self.check_syntax(&script, Syntax::Posix, frame, span, label)
     }
 
     fn xargs(

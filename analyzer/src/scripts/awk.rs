@@ -107,7 +107,7 @@ pub fn check(args: &[Arg]) -> Vec<ScriptFinding> {
         }
         let body = &s[1..];
         for (j, c) in body.char_indices() {
-            let rest = &body[j + 1..];
+            let rest = &body[j + c.len_utf8()..];
             let take = |i: &mut usize| -> Option<String> {
                 if rest.is_empty() {
                     *i += 1;

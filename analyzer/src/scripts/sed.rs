@@ -94,7 +94,7 @@ pub fn check(args: &[Arg]) -> Vec<ScriptFinding> {
         }
         let body = &s[1..];
         for (j, c) in body.char_indices() {
-            let rest = &body[j + 1..];
+            let rest = &body[j + c.len_utf8()..];
             match c {
                 'e' => {
                     explicit = true;
