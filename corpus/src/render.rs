@@ -10,25 +10,42 @@ use bashgate_analyzer::{Analysis, Invocation, Span};
 use crate::case::Case;
 use crate::check;
 
-/// Renders every case of one category file.
-pub fn cases(items: &[(&Case, Analysis)]) -> String {
+/// Renders every case of one category file; a case whose analysis
+/// panicked shows the panic message instead of an analysis.
+pub fn cases(items: &[(&Case, Result<Analysis, String>)]) -> String {
     let mut s = String::new();
-    for (i, (case, analysis)) in items.iter().enumerate() {
+    for (i, (case, result)) in items.iter().enumerate() {
         if i > 0 {
             s.push('\n');
         }
-        s.push_str(&case_block(case, analysis));
+        match result {
+            Ok(analysis) => s.push_str(&case_block(case, analysis)),
+            Err(panic) => s.push_str(&panic_block(case, panic)),
+        }
+    }
+    s
+}
+
+/// Renders a case whose analysis panicked.
+pub fn panic_block(case: &Case, panic: &str) -> String {
+    let mut s = command_lines(&case.command);
+    let _ = writeln!(s, "PANIC: {panic}");
+    let _ = writeln!(s, "note: {}", case.note);
+    s
+}
+
+fn command_lines(command: &str) -> String {
+    let mut s = String::new();
+    for (i, line) in shown(command).split('\n').enumerate() {
+        let lead = if i == 0 { "$ " } else { "> " };
+        let _ = writeln!(s, "{lead}{line}");
     }
     s
 }
 
 /// Renders one case.
 pub fn case_block(case: &Case, analysis: &Analysis) -> String {
-    let mut s = String::new();
-    for (i, line) in shown(&case.command).split('\n').enumerate() {
-        let lead = if i == 0 { "$ " } else { "> " };
-        let _ = writeln!(s, "{lead}{line}");
-    }
+    let mut s = command_lines(&case.command);
     let problems = check::problems(case, analysis);
     if problems.is_empty() {
         let _ = writeln!(s, "verdict: {}", analysis.verdict);

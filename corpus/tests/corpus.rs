@@ -1,7 +1,9 @@
 //! Every labeled case in `corpus/cases/` against the analyzer. All
-//! mismatches are reported together, each with its file, note and findings.
+//! mismatches (and panics) are reported together, each with its file, note
+//! and findings.
 
-use bashgate_analyzer::{analyze, Verdict};
+use bashgate_analyzer::Verdict;
+use bashgate_corpus::eval::analyze_guarded;
 use bashgate_corpus::{case, check};
 
 #[test]
@@ -12,10 +14,19 @@ fn every_case_matches_its_label() {
     for file in &files {
         for c in &file.cases {
             total += 1;
-            let analysis = analyze(&c.command);
-            let problems = check::problems(c, &analysis);
-            if !problems.is_empty() {
-                report.push(check::describe(&file.name, c, &analysis, &problems));
+            match analyze_guarded(&c.command).result {
+                Ok(analysis) => {
+                    let problems = check::problems(c, &analysis);
+                    if !problems.is_empty() {
+                        report.push(check::describe(&file.name, c, &analysis, &problems));
+                    }
+                }
+                Err(panic) => report.push(format!(
+                    "[{}] {}\n    note: {}\n    the analyzer panicked: {panic}\n",
+                    file.name,
+                    check::one_line(&c.command),
+                    c.note
+                )),
             }
         }
     }

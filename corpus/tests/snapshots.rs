@@ -3,7 +3,7 @@
 //! `cargo insta review` (or accept with `INSTA_UPDATE=always`). With
 //! `CI=true` a mismatched or missing snapshot fails the test.
 
-use bashgate_analyzer::analyze;
+use bashgate_corpus::eval::analyze_guarded;
 use bashgate_corpus::{case, render};
 
 #[test]
@@ -14,7 +14,7 @@ fn every_category_matches_its_snapshot() {
         let items: Vec<_> = file
             .cases
             .iter()
-            .map(|c| (c, analyze(&c.command)))
+            .map(|c| (c, analyze_guarded(&c.command).result))
             .collect();
         let text = render::cases(&items);
         // Check every file before failing so one run shows every diff.
