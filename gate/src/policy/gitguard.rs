@@ -34,16 +34,11 @@ pub fn check(cfg: &GitGuardConfig, call: &BashCall) -> Option<Decision> {
             _ => continue,
         };
         let rule = rules::GIT_GUARD;
-        return Some(Decision::deny(
-            Layer::GitGuard,
-            rule,
-            reason(
-                &format!("`{}`", call.snippet(inv)),
-                &why,
-                rule,
-                &cfg.message,
-            ),
-        ));
+        // The configured message says what to do instead, in its own words.
+        let mut text = reason(&format!("`{}`", call.snippet(inv)), &why, rule, "");
+        text.push(' ');
+        text.push_str(cfg.message.trim());
+        return Some(Decision::deny(Layer::GitGuard, rule, text));
     }
     None
 }
