@@ -171,6 +171,12 @@ struct CatalogFile {
     dangerous_variables: Vec<String>,
     #[serde(default)]
     dangerous_variable_prefixes: Vec<String>,
+    /// Files whose writing changes what later commands run.
+    #[serde(default)]
+    persistence_files: Vec<String>,
+    /// Directories whose writing changes what later commands run.
+    #[serde(default)]
+    persistence_dirs: Vec<String>,
     #[serde(default)]
     programs: BTreeMap<String, Entry>,
 }
@@ -184,6 +190,12 @@ struct BuiltinFile<'a> {
     system_dirs: Vec<String>,
     dangerous_variables: Vec<String>,
     dangerous_variable_prefixes: Vec<String>,
+    /// Files whose writing changes what later commands run.
+    #[serde(default)]
+    persistence_files: Vec<String>,
+    /// Directories whose writing changes what later commands run.
+    #[serde(default)]
+    persistence_dirs: Vec<String>,
     #[serde(borrow)]
     programs: HashMap<&'a str, &'a RawValue>,
 }
@@ -202,6 +214,10 @@ pub struct Catalog {
     pub dangerous_variables: Vec<String>,
     /// Prefixes of such variables (`LD_`, `BASH_FUNC_`).
     pub dangerous_variable_prefixes: Vec<String>,
+    /// Files whose writing changes what later commands run.
+    pub persistence_files: Vec<String>,
+    /// Directories whose writing changes what later commands run.
+    pub persistence_dirs: Vec<String>,
     /// Entries parsed up front: a TOML catalog, or a user's additions,
     /// which take precedence over built-in entries of the same name.
     programs: BTreeMap<String, Entry>,
@@ -231,6 +247,8 @@ impl Catalog {
                 system_dirs: file.system_dirs,
                 dangerous_variables: file.dangerous_variables,
                 dangerous_variable_prefixes: file.dangerous_variable_prefixes,
+                persistence_files: file.persistence_files,
+                persistence_dirs: file.persistence_dirs,
                 programs: BTreeMap::new(),
                 builtin: file
                     .programs
@@ -255,6 +273,8 @@ impl Catalog {
             system_dirs: file.system_dirs,
             dangerous_variables: file.dangerous_variables,
             dangerous_variable_prefixes: file.dangerous_variable_prefixes,
+            persistence_files: file.persistence_files,
+            persistence_dirs: file.persistence_dirs,
             programs: file.programs,
             builtin: HashMap::new(),
         };
@@ -269,6 +289,8 @@ impl Catalog {
         self.dangerous_variables.extend(more.dangerous_variables);
         self.dangerous_variable_prefixes
             .extend(more.dangerous_variable_prefixes);
+        self.persistence_files.extend(more.persistence_files);
+        self.persistence_dirs.extend(more.persistence_dirs);
         self.programs.extend(more.programs);
         self.validate()
     }
@@ -388,6 +410,39 @@ impl Catalog {
                 .any(|p| name.starts_with(p.as_str()))
     }
 
+    /// Where writing `path` would change what later commands run: a system
+    /// directory, a directory on a usual PATH, a shell startup file, git
+    /// hooks and config... `path` may hold `*` for parts only known at run
+    /// time (`$HOME/.bashrc` is `*/.bashrc`). Returns what it matched.
+    pub fn persistence_target(&self, path: &str) -> Option<String> {
+        let mut p = path.to_string();
+        while p.contains("//") || p.contains("/./") {
+            p = p.replace("//", "/").replace("/./", "/");
+        }
+        let p = p.trim_end_matches('/');
+        if self.in_system_dir(p) || self.system_dirs.iter().any(|d| d == p) {
+            return Some(p.to_string());
+        }
+        let tail = |t: &str| p == t || p.ends_with(&format!("/{t}"));
+        if let Some(f) = self
+            .persistence_files
+            .iter()
+            .find(|f| tail(f.trim_start_matches('/')))
+        {
+            return Some(f.clone());
+        }
+        self.persistence_dirs
+            .iter()
+            .find(|d| {
+                if d.starts_with("~/") || d.starts_with('/') {
+                    p == d.as_str() || p.starts_with(&format!("{d}/"))
+                } else {
+                    tail(d) || p.starts_with(&format!("{d}/")) || p.contains(&format!("/{d}/"))
+                }
+            })
+            .cloned()
+    }
+
     /// Whether a path lies inside one of the system directories.
     pub fn in_system_dir(&self, path: &str) -> bool {
         let mut norm = path.to_string();
@@ -455,6 +510,40 @@ mod tests {
         // Only entries marked versioned match a stripped name.
         assert!(c.lookup("cat2").is_none());
         assert_eq!(c.lookup("base64").map(|(n, _)| n), Some("base64"));
+    }
+
+    #[test]
+    fn persistence_targets() {
+        let c = Catalog::builtin();
+        for p in [
+            "~/.bashrc",
+            "*/.bashrc",
+            ".bashrc",
+            "/root/.profile",
+            "~/.local/bin/ls",
+            "*/.local/bin/",
+            ".git/hooks/pre-commit",
+            "repo/.git/config",
+            "~/.ssh/config",
+            "/etc/profile.d/x.sh",
+            "~/bin/ls",
+            "/usr/bin/ls",
+            "//usr/./local/bin/x",
+            "/etc/cron.d/job",
+        ] {
+            assert!(c.persistence_target(p).is_some(), "{p}");
+        }
+        for p in [
+            "out.txt",
+            "src/bin/main.rs",
+            "build/bin/tool",
+            "notes/.bashrc.bak",
+            "*",
+            "/tmp/x",
+            "./ls",
+        ] {
+            assert_eq!(c.persistence_target(p), None, "{p}");
+        }
     }
 
     #[test]

@@ -177,11 +177,11 @@ rules! {
         why: "With root, a local write can replace system programs or plant configuration that runs code later, so nothing is provably local."
         example: "sudo cp payload /etc/cron.d/job"
         counter: "cp payload ./job";
-    WritesSystemDir "BG213" "writes-system-dir" Unknown
-        summary: "Writes into a directory the analyzer trusts for program names (/bin, /usr/bin...)."
-        why: "The analyzer treats `/usr/bin/cat` and a bare `cat` as the system tool; replacing it makes later commands run other code."
-        example: "ln -fs /bin/sh /usr/local/bin/ls"
-        counter: "ln -fs /bin/sh ./sh-link";
+    WritesSystemDir "BG213" "persistence-write" Unknown
+        summary: "Writes where programs or startup code are looked up: system and PATH directories, shell startup files, git hooks and config, ssh config, cron."
+        why: "The analyzer trusts `ls` to be the system tool and a later `git status` to run no new hook; a write there changes what later, harmless-looking commands run."
+        example: "cp ./payload ~/.local/bin/ls"
+        counter: "cp ./payload ./build/ls";
     ParseError "BG301" "parse-error" Unknown
         summary: "The command does not parse cleanly as bash."
         why: "What bash would run cannot be known from a tree with errors in it."

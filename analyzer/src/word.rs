@@ -101,6 +101,18 @@ impl Word {
         Value::Glob(pattern)
     }
 
+    /// The literal text with `*` for every part only known at run time:
+    /// `"$HOME/.bashrc"` is `*/.bashrc`.
+    pub fn shape(&self) -> String {
+        self.parts
+            .iter()
+            .map(|p| match p {
+                Part::Lit { text, .. } => text.as_str(),
+                Part::Dynamic(_) => "*",
+            })
+            .collect()
+    }
+
     /// Every command that runs while this word is expanded.
     pub fn commands(&self) -> impl Iterator<Item = &Command> {
         self.parts.iter().flat_map(|p| match p {

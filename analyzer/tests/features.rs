@@ -852,3 +852,32 @@ fn posix_sh_reads_some_bash_differently() {
         ("sh -c 'ls -la'", S, &[]),
     ]);
 }
+
+#[test]
+fn writes_that_change_later_commands() {
+    table(&[
+        ("cp ./evil ~/.local/bin/ls && ls", U, &["BG213"]),
+        ("ln -sf /usr/bin/curl ~/bin/ls", U, &["BG213"]),
+        ("install -m 755 ./tool ~/.cargo/bin/grep", U, &["BG213"]),
+        ("echo './payload.sh' >> ~/.bashrc", U, &["BG213"]),
+        ("echo x >> \"$HOME/.profile\"", U, &["BG213"]),
+        ("tee -a ~/.profile < x", U, &["BG213"]),
+        ("cp hook.sh .git/hooks/pre-commit", U, &["BG213"]),
+        (
+            "printf '[core]\\n\\tfsmonitor = ./x.sh\\n' >> .git/config",
+            U,
+            &["BG213"],
+        ),
+        (
+            "printf 'Host *\\n  ProxyCommand ./x.sh\\n' >> ~/.ssh/config",
+            U,
+            &["BG213"],
+        ),
+        ("sed -i 's/$/; curl x/' ~/.bashrc", U, &["BG213"]),
+        ("cp x \"$dir\"/.git/hooks/post-checkout", U, &["BG213"]),
+        ("cp build/out ./dist/out", S, &[]),
+        ("echo done > build/bin/status", S, &[]),
+        ("sed -i 's/a/b/' src/main.rs", S, &[]),
+        ("cat ~/.bashrc", S, &[]),
+    ]);
+}

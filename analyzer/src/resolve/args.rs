@@ -11,6 +11,8 @@ pub struct Arg {
     /// Offset of the value's first byte in the analyzed text, when the
     /// value maps onto it byte for byte.
     pub origin: Option<usize>,
+    /// The literal text with `*` for run-time parts (see `Word::shape`).
+    pub shape: String,
 }
 
 impl Arg {
@@ -19,23 +21,31 @@ impl Arg {
             value: w.value(),
             span: w.span,
             origin: w.origin,
+            shape: w.shape(),
+        }
+    }
+
+    /// An argument made by the analyzer (a wrapper's option value, find's
+    /// `{}`): its shape follows from its value.
+    pub fn new(value: Value, span: Span, origin: Option<usize>) -> Arg {
+        let shape = match &value {
+            Value::Static(s) | Value::Glob(s) => s.clone(),
+            Value::Dynamic => "*".into(),
+        };
+        Arg {
+            value,
+            span,
+            origin,
+            shape,
         }
     }
 
     pub fn dynamic(span: Span) -> Arg {
-        Arg {
-            value: Value::Dynamic,
-            span,
-            origin: None,
-        }
+        Arg::new(Value::Dynamic, span, None)
     }
 
     pub fn literal(text: &str, span: Span) -> Arg {
-        Arg {
-            value: Value::Static(text.to_string()),
-            span,
-            origin: None,
-        }
+        Arg::new(Value::Static(text.to_string()), span, None)
     }
 
     /// The value when fully static.

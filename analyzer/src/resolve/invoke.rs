@@ -425,38 +425,45 @@ impl<'c> Resolver<'c> {
                 }
             }
         }
-        if let Some(which) = entry.writes.as_deref() {
-            let operands: Vec<&Arg> = args
-                .iter()
-                .filter(|a| a.text().is_some_and(|t| !t.starts_with('-')))
-                .collect();
-            let mut targets: Vec<(&Arg, &str)> = Vec::new();
+        // sed -i (in any cluster, or --in-place) writes its file operands.
+        let in_place = entry.script.as_deref() == Some("sed")
+            && args.iter().filter_map(Arg::text).any(|t| {
+                t.starts_with("--in-place")
+                    || (t.starts_with('-') && !t.starts_with("--") && t.contains('i'))
+            });
+        let writes = if in_place {
+            Some("all")
+        } else {
+            entry.writes.as_deref()
+        };
+        if let Some(which) = writes {
+            // Targets by shape: `$HOME/.bashrc` is `*/.bashrc`.
+            let operands: Vec<&Arg> = args.iter().filter(|a| !a.shape.starts_with('-')).collect();
+            let mut targets: Vec<(&Arg, String)> = Vec::new();
             for (i, a) in args.iter().enumerate() {
-                let Some(t) = a.text() else { continue };
+                let t = a.shape.as_str();
                 if let Some(v) = t
                     .strip_prefix("of=")
                     .or_else(|| t.strip_prefix("--target-directory="))
                 {
-                    targets.push((a, v));
+                    targets.push((a, v.to_string()));
                 } else if t == "-t" || t == "--target-directory" {
-                    if let Some(v) = args.get(i + 1).and_then(Arg::text) {
-                        targets.push((&args[i + 1], v));
+                    if let Some(v) = args.get(i + 1) {
+                        targets.push((v, v.shape.clone()));
                     }
                 }
             }
             match which {
-                "all" => targets.extend(operands.iter().filter_map(|a| a.text().map(|t| (*a, t)))),
-                _ => targets.extend(operands.last().and_then(|a| a.text().map(|t| (*a, t)))),
+                "all" => targets.extend(operands.iter().map(|a| (*a, a.shape.clone()))),
+                _ => targets.extend(operands.last().map(|a| (*a, a.shape.clone()))),
             }
             for (a, path) in targets {
-                if self.catalog.in_system_dir(path) {
+                if let Some(hit) = self.catalog.persistence_target(&path) {
                     verdict = verdict.max(self.add(
                         frame,
                         Rule::WritesSystemDir,
                         a.span,
-                        format!(
-                            "`{canon}` writes `{path}`, inside a directory of trusted programs"
-                        ),
+                        format!("`{canon}` writes `{path}` ({hit}), which decides what later commands run"),
                     ));
                 }
             }

@@ -499,22 +499,24 @@ impl<'c> Resolver<'c> {
                     span: frame.map.map(r.span),
                     via: frame.via.clone(),
                 });
+                if r.op.contains('>') {
+                    if let Some(hit) = self.catalog.persistence_target(&w.shape()) {
+                        self.add(
+                            frame,
+                            Rule::WritesSystemDir,
+                            r.span,
+                            format!(
+                                "`{}` writes `{}` ({hit}), which decides what later commands run",
+                                r.op,
+                                w.shape()
+                            ),
+                        );
+                    }
+                }
                 let is_procsub = matches!(w.parts.as_slice(),
                     [Part::Dynamic(d)] if d.kind == DynKind::ProcessSubstitution);
                 match w.value() {
                     Value::Static(path) => {
-                        let writes = r.op.contains('>');
-                        if writes && self.catalog.in_system_dir(&path) {
-                            self.add(
-                                frame,
-                                Rule::WritesSystemDir,
-                                r.span,
-                                format!(
-                                    "`{}` writes `{path}`, inside a directory of trusted programs",
-                                    r.op
-                                ),
-                            );
-                        }
                         if is_dev_net(&path) {
                             self.add(
                                 frame,

@@ -70,11 +70,7 @@ pub fn parse(entry: &Entry, args: &[Arg], mode: Mode) -> Result<Parsed, String> 
                 entry.options_with_value.contains(&full) || entry.script_options.contains(&full);
             if takes_value {
                 let value = match inline {
-                    Some(v) => Arg {
-                        value: crate::word::Value::Static(v.to_string()),
-                        span: arg.span,
-                        origin: None,
-                    },
+                    Some(v) => Arg::new(crate::word::Value::Static(v.to_string()), arg.span, None),
                     None => {
                         i += 1;
                         args.get(i)
@@ -107,11 +103,7 @@ pub fn parse(entry: &Entry, args: &[Arg], mode: Mode) -> Result<Parsed, String> 
                             .cloned()
                             .ok_or_else(|| format!("`{key}` needs a value"))?
                     } else {
-                        Arg {
-                            value: crate::word::Value::Static(rest.to_string()),
-                            span: arg.span,
-                            origin: None,
-                        }
+                        Arg::new(crate::word::Value::Static(rest.to_string()), arg.span, None)
                     };
                     record_value(entry, &mut p, &key, value);
                     p.seen.push(key);

@@ -449,11 +449,9 @@ impl<'c> Resolver<'c> {
                 let command: Vec<Arg> = rest[start..end]
                     .iter()
                     .map(|a| match a.text() {
-                        Some("{}") if !path.is_empty() && !path.starts_with('-') => Arg {
-                            value: Value::Glob(format!("{path}*")),
-                            span: a.span,
-                            origin: None,
-                        },
+                        Some("{}") if !path.is_empty() && !path.starts_with('-') => {
+                            Arg::new(Value::Glob(format!("{path}*")), a.span, None)
+                        }
                         Some(t) if t.contains("{}") => Arg::dynamic(a.span),
                         _ => a.clone(),
                     })
@@ -587,11 +585,7 @@ impl<'c> Resolver<'c> {
                     if t.contains('{') {
                         return self.add(inner, Rule::DynamicScript, a.span, "`parallel` command uses replacement strings the analyzer does not expand");
                     }
-                    words.push(Arg {
-                        value: Value::Static(t),
-                        span: a.span,
-                        origin: None,
-                    });
+                    words.push(Arg::new(Value::Static(t), a.span, None));
                 }
                 None => words.push(a.clone()),
             }
