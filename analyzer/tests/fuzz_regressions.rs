@@ -115,3 +115,10 @@ fn non_ascii_option_cluster_panics() {
     }
     assert_not_safe("sed -ée 'e curl' a.txt");
 }
+
+#[test]
+fn herestring_word_splits_at_escape() {
+    assert_not_safe("bash -s <<<'ls; '\\c'url'");
+    assert_not_safe("sh -s <<<\"ls; \"\\c\"url\"");
+    assert!(analyze("cat <<<''\\f''").invocations[0].args.is_empty());
+}
