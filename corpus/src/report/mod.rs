@@ -196,6 +196,7 @@ fn timings(out: &mut String, ev: &Evaluation) {
             s.time.as_secs_f64() * 1e6 / s.records as f64
         };
         let (slow, us) = match &s.slowest {
+            Some((n, d)) if n.group.is_empty() => (format!("line {}", n.line), d.as_micros()),
             Some((n, d)) => (
                 format!("line {} ({})", n.line, md_code(&n.group)),
                 d.as_micros(),
