@@ -122,3 +122,14 @@ fn herestring_word_splits_at_escape() {
     assert_not_safe("sh -s <<<\"ls; \"\\c\"url\"");
     assert!(analyze("cat <<<''\\f''").invocations[0].args.is_empty());
 }
+
+#[test]
+fn escaped_space_after_quotes_splits_word() {
+    assert_not_safe("sh -c 'ls;'\\ curl");
+    assert_not_safe("sh -c 'ls'\\ '; curl x'");
+    assert_not_safe("sh -c \"ls\"\\ \"; curl x\"");
+    assert_eq!(
+        analyze("ls 'a'\\ b").invocations[0].args,
+        vec![Some("a b".to_string())]
+    );
+}
