@@ -143,3 +143,49 @@ fn deny(what: &str, written: &str, protected: &Path) -> Decision {
         ),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bashgate_analyzer::analyze;
+
+    fn denied(guard: &SelfGuard, cwd: &Path, cmd: &str) -> bool {
+        let a = analyze(cmd);
+        let call = BashCall {
+            command: cmd,
+            analysis: &a,
+            cwd,
+        };
+        let rs = super::super::redirects::collect(cmd, &a);
+        guard.check_bash(&call, rs.as_deref()).is_some()
+    }
+
+    #[test]
+    fn protects_state_config_and_hook_settings() {
+        let t = tempfile::tempdir().unwrap();
+        let state = t.path().join("state");
+        let proj = t.path().join("proj");
+        std::fs::create_dir_all(&proj).unwrap();
+        let cfg = t.path().join("cfg.toml");
+        let g = SelfGuard::new(&state, Some(&cfg), &proj);
+        let s = state.display();
+        assert!(denied(&g, &proj, &format!("rm -rf {s}")));
+        assert!(denied(&g, &proj, &format!("touch {s}/sessions/x.json")));
+        assert!(denied(&g, &proj, &format!("echo x > {}", cfg.display())));
+        assert!(denied(&g, &proj, "echo x >> .bashgate.toml"));
+        assert!(denied(&g, &proj, "cp x deep/dir/.bashgate.toml"));
+        assert!(denied(&g, &proj, "rm .claude/settings.local.json"));
+        assert!(!denied(&g, &proj, &format!("cat {s}/sessions/x.json")));
+        assert!(!denied(&g, &proj, "grep x .bashgate.toml"));
+        assert!(!denied(&g, &proj, "echo x > notes.txt && rm -rf build"));
+        assert!(!denied(
+            &g,
+            &proj,
+            "curl https://example.com/.bashgate.toml"
+        ));
+        assert!(g
+            .check_path("Write", &proj, ".claude/settings.json")
+            .is_some());
+        assert!(g.check_path("Write", &proj, "src/main.rs").is_none());
+    }
+}
