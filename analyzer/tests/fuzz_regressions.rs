@@ -133,3 +133,9 @@ fn escaped_space_after_quotes_splits_word() {
         vec![Some("a b".to_string())]
     );
 }
+
+#[test]
+fn quoted_test_v_subscript() {
+    assert_not_safe("[ -v \"_a[\\$(s''cp)]\" ] |& _x+=`cp\ntr &>/dev/null` | ls; ls; ls");
+    assert_not_safe("[ -v \"_a[\\$(scp)]\" ]");
+}
