@@ -139,3 +139,14 @@ fn quoted_test_v_subscript() {
     assert_not_safe("[ -v \"_a[\\$(s''cp)]\" ] |& _x+=`cp\ntr &>/dev/null` | ls; ls; ls");
     assert_not_safe("[ -v \"_a[\\$(scp)]\" ]");
 }
+
+#[test]
+fn redirect_variable_drops_following_words() {
+    assert_not_safe("find . {fd}>o -exec curl \\;");
+    assert_not_safe("rg x {fd}>o --pre=curl");
+    assert_not_safe("sort {fd}>o --compress-program=curl a");
+    assert_eq!(
+        analyze("ls {fd}>out.txt x").invocations[0].args,
+        vec![Some("x".to_string())]
+    );
+}
