@@ -121,6 +121,8 @@ fn herestring_word_splits_at_escape() {
     assert_not_safe("bash -s <<<'ls; '\\c'url'");
     assert_not_safe("sh -s <<<\"ls; \"\\c\"url\"");
     assert!(analyze("cat <<<''\\f''").invocations[0].args.is_empty());
+    assert_not_safe("bash -s <<<'ls; '\\\n'curl'");
+    assert!(analyze("cp <<<o\\\nx").invocations[0].args.is_empty());
 }
 
 #[test]
