@@ -149,6 +149,9 @@ struct Lowerer<'a> {
 struct LoweredRedirects {
     redirects: Vec<Redirect>,
     trailing: Vec<(String, Command)>,
+    /// Words tree-sitter put inside the redirect that bash gives the
+    /// command as arguments (`echo >$x curl y`: `curl` and `y`).
+    args: Vec<Word>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -311,8 +314,13 @@ impl<'a> Lowerer<'a> {
         };
         let mut extra = Vec::new();
         let mut word_nodes = Vec::new();
+        let mut arg_words = Vec::new();
         let mut cursor = n.walk();
-        for child in n.named_children(&mut cursor) {
+        let children: Vec<Node> = n.named_children(&mut cursor).collect();
+        let mut idx = 0;
+        while idx < children.len() {
+            let child = children[idx];
+            idx += 1;
             match child.kind() {
                 "variable_assignment" => {
                     self.assignments_into(child, depth, &mut simple.assignments)
@@ -322,11 +330,33 @@ impl<'a> Lowerer<'a> {
                     word_nodes.push(child.named_child(0).unwrap_or(child));
                 }
                 k if REDIRECTS.contains(&k) => {
-                    let r = self.redirect(child, depth);
+                    // Word pieces touching the redirect's end belong to its
+                    // target in bash (`<<<'a'\c'b'` is one word).
+                    let mut tail = Vec::new();
+                    let mut end = child.end_byte();
+                    while let Some(next) = children.get(idx) {
+                        if !WORDS.contains(&next.kind()) || !self.joins(end, next.start_byte()) {
+                            break;
+                        }
+                        tail.push(*next);
+                        end = next.end_byte();
+                        idx += 1;
+                    }
+                    let r = self.redirect_with(child, depth, &tail);
                     simple.redirects.extend(r.redirects);
+                    arg_words.extend(r.args);
                     extra.extend(r.trailing.into_iter().map(|(_, c)| c));
                 }
-                k if WORDS.contains(&k) => word_nodes.push(child),
+                k if WORDS.contains(&k) => {
+                    // `{fd}>file` names a descriptor variable: not an argument.
+                    let next_is_redirect = children.get(idx).is_some_and(|r| {
+                        REDIRECTS.contains(&r.kind()) && r.start_byte() == child.end_byte()
+                    });
+                    if next_is_redirect && is_fd_variable(self.text(child)) {
+                        continue;
+                    }
+                    word_nodes.push(child)
+                }
                 "comment" => {}
                 _ => {
                     if let Some(cmd) = self.statement_or_generic(child, depth) {
@@ -339,6 +369,8 @@ impl<'a> Lowerer<'a> {
         // prefix assignment first.
         word_nodes.sort_by_key(|w| w.start_byte());
         simple.words = self.words(&word_nodes, depth);
+        simple.words.extend(arg_words);
+        simple.words.sort_by_key(|w| w.span.start);
         if extra.is_empty() {
             Command::Simple(simple)
         } else {
@@ -480,6 +512,7 @@ impl<'a> Lowerer<'a> {
         let mut redirects = Vec::new();
         let mut trailing = Vec::new();
         let mut extra_words = Vec::new();
+        let mut arg_words = Vec::new();
         let mut cursor = n.walk();
         for child in n.named_children(&mut cursor) {
             if Some(child.id()) == body.map(|b| b.id()) {
@@ -489,6 +522,7 @@ impl<'a> Lowerer<'a> {
                 let r = self.redirect(child, depth);
                 redirects.extend(r.redirects);
                 trailing.extend(r.trailing);
+                arg_words.extend(r.args);
             } else if child.kind() != "comment" {
                 // Grammar oddities: keep whatever is there in view.
                 extra_words.push(self.opaque_word(child, depth));
@@ -496,6 +530,19 @@ impl<'a> Lowerer<'a> {
         }
         let mut cmd = match body.and_then(|b| self.statement_or_generic(b, depth)) {
             Some(Command::Simple(mut s)) if extra_words.is_empty() => {
+                // `cmd {fd}>file`: the `{fd}` that touches the redirect names
+                // a descriptor variable, not an argument.
+                let first_redirect = redirects.iter().map(|r| r.span.start).min();
+                if let (Some(last), Some(at)) = (s.words.last(), first_redirect) {
+                    if s.words.len() > 1
+                        && last.span.end == at
+                        && last.static_value().is_some_and(|t| is_fd_variable(&t))
+                    {
+                        s.words.pop();
+                    }
+                }
+                s.words.extend(arg_words);
+                s.words.sort_by_key(|w| w.span.start);
                 s.redirects.extend(redirects);
                 s.span = span(n);
                 Command::Simple(s)
@@ -503,6 +550,7 @@ impl<'a> Lowerer<'a> {
             Some(Command::Compound(mut c)) => {
                 c.redirects.extend(redirects);
                 c.words.extend(extra_words);
+                c.words.extend(arg_words);
                 c.span = span(n);
                 Command::Compound(c)
             }
@@ -539,9 +587,16 @@ impl<'a> Lowerer<'a> {
     }
 
     fn redirect(&mut self, n: Node, depth: usize) -> LoweredRedirects {
+        self.redirect_with(n, depth, &[])
+    }
+
+    /// A redirect whose target continues into `tail`, sibling word nodes
+    /// that touch it.
+    fn redirect_with(&mut self, n: Node, depth: usize, tail: &[Node]) -> LoweredRedirects {
         let mut out = LoweredRedirects {
             redirects: Vec::new(),
             trailing: Vec::new(),
+            args: Vec::new(),
         };
         if self.deep(n, depth) {
             return out;
@@ -576,7 +631,12 @@ impl<'a> Lowerer<'a> {
                     }
                     target_nodes.push(child);
                 }
-                for target in self.words(&target_nodes, depth) {
+                target_nodes.extend_from_slice(tail);
+                // The first word is the target; the rest are the command's.
+                let mut groups = self.words(&target_nodes, depth).into_iter();
+                let target = groups.next();
+                out.args.extend(groups);
+                if let Some(target) = target {
                     out.redirects.push(Redirect {
                         span: span(n),
                         op: op.clone(),
@@ -587,15 +647,18 @@ impl<'a> Lowerer<'a> {
             }
             "herestring_redirect" => {
                 let mut cursor = n.walk();
-                let target = n
+                let mut nodes: Vec<Node> = n
                     .named_children(&mut cursor)
-                    .find(|c| c.kind() != "file_descriptor")
-                    .map(|c| self.word(c, depth))
-                    .unwrap_or_else(|| Word {
-                        span: span(n),
-                        parts: vec![],
-                        origin: None,
-                    });
+                    .filter(|c| c.kind() != "file_descriptor")
+                    .collect();
+                nodes.extend_from_slice(tail);
+                let mut groups = self.words(&nodes, depth).into_iter();
+                let target = groups.next().unwrap_or_else(|| Word {
+                    span: span(n),
+                    parts: vec![],
+                    origin: None,
+                });
+                out.args.extend(groups);
                 out.redirects.push(Redirect {
                     span: span(n),
                     op: "<<<".into(),
@@ -718,6 +781,7 @@ impl<'a> Lowerer<'a> {
                         text: script,
                         origin: None,
                     }),
+                    quoted: false,
                 })],
                 origin: None,
             };
@@ -767,15 +831,24 @@ impl<'a> Lowerer<'a> {
         let mut out: Vec<Word> = Vec::new();
         let mut prev_end: Option<usize> = None;
         for &n in nodes {
-            let joined = prev_end.is_some_and(|end| {
-                let gap = self.src.get(end..n.start_byte()).unwrap_or(" ");
-                gap.is_empty() || gap.as_bytes().chunks(2).all(|c| c == b"\\\n")
-            });
+            let gap = prev_end.map(|end| self.src.get(end..n.start_byte()).unwrap_or(" "));
+            let joined = prev_end.is_some_and(|end| self.joins(end, n.start_byte()));
             let w = self.word(n, depth);
             match out.last_mut() {
                 Some(last) if joined => {
                     last.span = last.span.cover(w.span);
                     last.origin = None;
+                    // `\ ` between pieces is an escaped character of the word.
+                    let escaped: String = gap
+                        .unwrap_or("")
+                        .split('\\')
+                        .skip(1)
+                        .filter_map(|p| p.chars().next())
+                        .filter(|&c| c != '\n')
+                        .collect();
+                    if !escaped.is_empty() {
+                        push_lit(&mut last.parts, escaped, true);
+                    }
                     for p in w.parts {
                         match p {
                             Part::Lit { text, quoted } => push_lit(&mut last.parts, text, quoted),
@@ -788,6 +861,29 @@ impl<'a> Lowerer<'a> {
             prev_end = Some(n.end_byte());
         }
         out
+    }
+
+    /// Whether two word pieces ending and starting at these offsets are one
+    /// word to bash: nothing between them, or only backslash escapes
+    /// (`\<newline>` continuations, `\ ` escaped blanks).
+    fn joins(&self, end: usize, start: usize) -> bool {
+        let Some(gap) = self.src.get(end..start) else {
+            return false;
+        };
+        let b = gap.as_bytes();
+        if b.is_empty() {
+            return true;
+        }
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] != b'\\' || i + 1 >= b.len() {
+                return false;
+            }
+            // Skip the escaped character, however many bytes it has.
+            let ch_len = gap[i + 1..].chars().next().map_or(1, char::len_utf8);
+            i += 1 + ch_len;
+        }
+        true
     }
 
     /// A word whose text is taken literally (names, keywords).
@@ -814,6 +910,7 @@ impl<'a> Lowerer<'a> {
                 span: span(n),
                 commands,
                 reparse: None,
+                quoted: false,
             })],
             origin: None,
         }
@@ -881,6 +978,7 @@ impl<'a> Lowerer<'a> {
                     span: sp,
                     commands: vec![],
                     reparse: None,
+                    quoted: false,
                 })],
                 origin: None,
             };
@@ -902,6 +1000,7 @@ impl<'a> Lowerer<'a> {
                 span: sp,
                 commands,
                 reparse: None,
+                quoted: false,
             }));
         }
         let origin = self.origin(n, &parts);
@@ -933,6 +1032,7 @@ impl<'a> Lowerer<'a> {
                 span: span(n),
                 commands: vec![],
                 reparse: None,
+                quoted: false,
             }));
             return;
         }
@@ -960,6 +1060,7 @@ impl<'a> Lowerer<'a> {
                         span: span(n),
                         commands: vec![],
                         reparse: None,
+                        quoted: false,
                     })),
                 }
             }
@@ -970,6 +1071,7 @@ impl<'a> Lowerer<'a> {
                     span: span(n),
                     commands,
                     reparse: None,
+                    quoted: false,
                 }));
             }
             "string" => self.double_quoted(n, depth, out),
@@ -980,6 +1082,7 @@ impl<'a> Lowerer<'a> {
                     span: span(n),
                     commands,
                     reparse: None,
+                    quoted: false,
                 }));
             }
             "concatenation" => {
@@ -1026,6 +1129,7 @@ impl<'a> Lowerer<'a> {
                             span: span(n),
                             commands: vec![],
                             reparse: Some(reparse),
+                            quoted: false,
                         }));
                         return;
                     }
@@ -1036,6 +1140,7 @@ impl<'a> Lowerer<'a> {
                     span: span(n),
                     commands,
                     reparse: None,
+                    quoted: false,
                 }));
             }
             "process_substitution" => {
@@ -1045,6 +1150,7 @@ impl<'a> Lowerer<'a> {
                     span: span(n),
                     commands,
                     reparse: None,
+                    quoted: false,
                 }));
             }
             "arithmetic_expansion" => {
@@ -1055,6 +1161,7 @@ impl<'a> Lowerer<'a> {
                     span: span(n),
                     commands,
                     reparse: None,
+                    quoted: false,
                 }));
             }
             "brace_expression" => {
@@ -1063,6 +1170,7 @@ impl<'a> Lowerer<'a> {
                     span: span(n),
                     commands: vec![],
                     reparse: None,
+                    quoted: false,
                 }));
             }
             "simple_expansion" | "expansion" => {
@@ -1075,6 +1183,7 @@ impl<'a> Lowerer<'a> {
                     span: span(n),
                     commands,
                     reparse: None,
+                    quoted: false,
                 }));
             }
             _ => {
@@ -1085,6 +1194,7 @@ impl<'a> Lowerer<'a> {
                     span: span(n),
                     commands,
                     reparse: None,
+                    quoted: false,
                 }));
             }
         }
@@ -1092,7 +1202,13 @@ impl<'a> Lowerer<'a> {
 
     fn double_quoted(&mut self, n: Node, depth: usize, out: &mut Vec<Part>) {
         let outer = std::mem::replace(&mut self.in_double_quotes, true);
+        let before = out.len();
         self.double_quoted_parts(n, depth, out);
+        for p in &mut out[before..] {
+            if let Part::Dynamic(d) = p {
+                d.quoted = true;
+            }
+        }
         self.in_double_quotes = outer;
     }
 
@@ -1287,6 +1403,7 @@ fn heredoc_text(src: &str, start: usize, end: usize, parts: &mut Vec<Part>) {
                         text: unescape_backquoted(inner, false),
                         origin,
                     }),
+                    quoted: true,
                 }));
                 i = j + 1;
                 lit_from = i.min(bytes.len());
@@ -1344,6 +1461,7 @@ fn tilde_prefix(parts: &mut Vec<Part>, sp: Span) {
         span: Span::new(sp.start, sp.start + end),
         commands: vec![],
         reparse: None,
+        quoted: false,
     });
     if rest.is_empty() {
         parts[0] = dynamic;
@@ -1351,6 +1469,14 @@ fn tilde_prefix(parts: &mut Vec<Part>, sp: Span) {
         *text = rest;
         parts.insert(0, dynamic);
     }
+}
+
+/// `{name}` written right before a redirect: bash stores the descriptor it
+/// opens in that variable.
+fn is_fd_variable(t: &str) -> bool {
+    t.strip_prefix('{')
+        .and_then(|t| t.strip_suffix('}'))
+        .is_some_and(is_identifier)
 }
 
 fn is_identifier(t: &str) -> bool {

@@ -39,6 +39,8 @@ pub struct Dynamic {
     /// would (backticks with escapes inside, backticks in here-documents):
     /// the resolver parses this text as a script of its own.
     pub reparse: Option<Reparse>,
+    /// Inside double quotes: the expansion is one word, never split.
+    pub quoted: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,6 +101,14 @@ impl Word {
             }
         }
         Value::Glob(pattern)
+    }
+
+    /// Whether expansion can split this word into several (an unquoted
+    /// parameter, substitution, glob or brace expansion).
+    pub fn can_split(&self) -> bool {
+        self.parts
+            .iter()
+            .any(|p| matches!(p, Part::Dynamic(d) if !d.quoted))
     }
 
     /// The literal text with `*` for every part only known at run time:
@@ -185,6 +195,7 @@ pub fn unquoted_parts(src: &str, start: usize, out: &mut Vec<Part>) {
                     span: Span::new(start + i, start + end),
                     commands: Vec::new(),
                     reparse: None,
+                    quoted: false,
                 }));
             }
             _ => text.push(c),

@@ -881,3 +881,17 @@ fn writes_that_change_later_commands() {
         ("cat ~/.bashrc", S, &[]),
     ]);
 }
+
+#[test]
+fn friction_found_by_the_corpus() {
+    table(&[
+        ("xargs -0i echo {}", S, &[]),
+        ("xargs -0i curl {}", N, &["BG101"]),
+        ("xargs -0 -n1 -P4 curl", N, &["BG101"]),
+        ("bash -n deploy.sh", S, &[]),
+        ("bash -nc 'curl x'", S, &[]),
+        ("find \"$dir\" -type f -name '*.tmp' -delete", S, &["BG001"]),
+        ("find $dir -type f -delete", U, &["BG210"]),
+        ("find \"$dir\" sh \\;", U, &["BG210"]),
+    ]);
+}

@@ -13,6 +13,8 @@ pub struct Arg {
     pub origin: Option<usize>,
     /// The literal text with `*` for run-time parts (see `Word::shape`).
     pub shape: String,
+    /// Expansion may turn it into several words.
+    pub splits: bool,
 }
 
 impl Arg {
@@ -22,6 +24,7 @@ impl Arg {
             span: w.span,
             origin: w.origin,
             shape: w.shape(),
+            splits: w.can_split(),
         }
     }
 
@@ -32,11 +35,13 @@ impl Arg {
             Value::Static(s) | Value::Glob(s) => s.clone(),
             Value::Dynamic => "*".into(),
         };
+        let splits = !matches!(value, Value::Static(_));
         Arg {
             value,
             span,
             origin,
             shape,
+            splits,
         }
     }
 

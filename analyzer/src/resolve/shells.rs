@@ -70,6 +70,7 @@ impl<'c> Resolver<'c> {
         let mut command_mode = false;
         let mut stdin_mode = false;
         let mut startup_files: Option<Span> = None;
+        let mut noexec = false;
         let mut verdict = Verdict::Safe;
         let mut i = 1;
         while i < args.len() {
@@ -118,6 +119,7 @@ impl<'c> Resolver<'c> {
                     match c {
                         'c' => command_mode = true,
                         's' => stdin_mode = true,
+                        'n' if s.starts_with('-') => noexec = true,
                         'l' | 'i' if s.starts_with('-') => startup_files = Some(a.span),
                         'o' | 'O' => consume += 1,
                         c if c.is_ascii_alphabetic() => {}
@@ -143,6 +145,10 @@ impl<'c> Resolver<'c> {
                 sp,
                 format!("a login or interactive `{canon}` runs its startup files (/etc/profile, ~/.profile, ~/.bashrc)"),
             ));
+        }
+        if noexec {
+            // `bash -n` reads and parses its script without running it.
+            return verdict;
         }
         let operands = args.get(i..).unwrap_or(&[]);
         let syntax = if entry.foreign_syntax {

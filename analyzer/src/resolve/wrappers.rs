@@ -320,45 +320,72 @@ impl<'c> Resolver<'c> {
             if s == "--" || !s.starts_with('-') || s == "-" {
                 break;
             }
-            if let Some(r) = s.strip_prefix("-i") {
-                replace = Some(if r.is_empty() {
-                    "{}".into()
-                } else {
-                    r.to_string()
-                });
-            } else if let Some(r) = s.strip_prefix("--replace") {
-                replace = Some(r.strip_prefix('=').unwrap_or("{}").to_string());
-            } else if s.starts_with("-e")
-                || s.starts_with("-l")
-                || s.starts_with("--eof")
-                || s == "--max-lines"
-                || s.starts_with("--max-lines=")
-            {
-                // Optional-value forms: nothing to find in them.
-            } else {
-                normalized.push(rest[i].clone());
-                if !s.contains('=')
-                    && s.len() == 2
-                    && entry.options_with_value.iter().any(|o| o == s)
-                {
-                    if s == "-I" {
-                        replace = rest.get(i + 1).and_then(Arg::text).map(str::to_string);
-                        if replace.is_none() {
-                            return self.add(
-                                inner,
-                                Rule::WrapperOperand,
-                                name_span,
-                                "`xargs -I` replacement is not static",
-                            );
+            let span = rest[i].span;
+            if let Some(long) = s.strip_prefix("--") {
+                if let Some(r) = long.strip_prefix("replace") {
+                    replace = Some(r.strip_prefix('=').unwrap_or("{}").to_string());
+                } else if !(long.starts_with("eof") || long.starts_with("max-lines")) {
+                    normalized.push(rest[i].clone());
+                    let takes_value =
+                        !s.contains('=') && entry.options_with_value.iter().any(|o| o == s);
+                    if takes_value {
+                        i += 1;
+                        normalized.extend(rest.get(i).cloned());
+                    }
+                }
+                i += 1;
+                continue;
+            }
+            // A cluster: flags, options with a value (the rest of the
+            // cluster or the next word), and -i/-e/-l whose value is
+            // optional and attached.
+            let body = &s[1..];
+            for (j, c) in body.char_indices() {
+                let rest_of = &body[j + c.len_utf8()..];
+                let key = format!("-{c}");
+                if matches!(c, 'i' | 'e' | 'l') {
+                    if c == 'i' {
+                        replace = Some(if rest_of.is_empty() {
+                            "{}".into()
+                        } else {
+                            rest_of.to_string()
+                        });
+                    }
+                    break;
+                }
+                if entry.options_with_value.iter().any(|o| *o == key) {
+                    let value = if rest_of.is_empty() {
+                        i += 1;
+                        rest.get(i).cloned()
+                    } else {
+                        Some(Arg::literal(rest_of, span))
+                    };
+                    let Some(value) = value else {
+                        return self.add(
+                            inner,
+                            Rule::WrapperOperand,
+                            name_span,
+                            format!("`xargs {key}` needs a value"),
+                        );
+                    };
+                    if c == 'I' {
+                        match value.text() {
+                            Some(r) => replace = Some(r.to_string()),
+                            None => {
+                                return self.add(
+                                    inner,
+                                    Rule::WrapperOperand,
+                                    name_span,
+                                    "`xargs -I` replacement is not static",
+                                )
+                            }
                         }
                     }
-                    i += 1;
-                    if let Some(v) = rest.get(i) {
-                        normalized.push(v.clone());
-                    }
-                } else if s.starts_with("-I") && s.len() > 2 {
-                    replace = Some(s[2..].to_string());
+                    normalized.push(Arg::literal(&key, span));
+                    normalized.push(value);
+                    break;
                 }
+                normalized.push(Arg::literal(&key, span));
             }
             i += 1;
         }
@@ -399,7 +426,23 @@ impl<'c> Resolver<'c> {
     }
 
     fn find(&mut self, entry: &Entry, rest: &[Arg], inner: &Frame, wrappers: usize) -> Verdict {
-        let mut verdict = self.check_args("find", entry, rest, inner);
+        // A run-time value that cannot split is one word: it can become one
+        // primary, but `-exec` needs its program and a `;` or `+` after it.
+        let checked: Vec<Arg> = rest
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let terminator_after = rest[i + 1..]
+                    .iter()
+                    .any(|b| matches!(b.text(), Some(";") | Some("+")));
+                if a.value == Value::Dynamic && !a.splits && !terminator_after {
+                    Arg::literal("path", a.span)
+                } else {
+                    a.clone()
+                }
+            })
+            .collect();
+        let mut verdict = self.check_args("find", entry, &checked, inner);
         // A glob that can expand to -exec and kin hides the program it runs.
         const ACTIONS: [&str; 4] = ["-exec", "-execdir", "-ok", "-okdir"];
         if let Some(a) = rest.iter().find(|a| match &a.value {
