@@ -353,7 +353,7 @@ impl<'c> Resolver<'c> {
                     }
                     break;
                 }
-                if entry.options_with_value.iter().any(|o| *o == key) {
+                if entry.options_with_value.contains(&key) {
                     let value = if rest_of.is_empty() {
                         i += 1;
                         rest.get(i).cloned()
