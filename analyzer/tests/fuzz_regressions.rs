@@ -152,3 +152,18 @@ fn redirect_variable_drops_following_words() {
         vec![Some("x".to_string())]
     );
 }
+
+#[test]
+fn newline_then_escape_joins_commands() {
+    assert_not_safe("ls a\n\\curl x");
+    assert_not_safe("ls \n\\curl x");
+    assert_not_safe("ls 'a'\n\\curl x");
+    assert_not_safe("echo '' \n\\c\\u\\r\\l");
+    assert_not_safe("echo >(test\n\\curl x)");
+    let a = analyze("ls a\n\\cat b");
+    let programs: Vec<_> = a.invocations.iter().map(|i| i.program.clone()).collect();
+    assert_eq!(
+        programs,
+        vec![Some("ls".to_string()), Some("cat".to_string())]
+    );
+}
