@@ -167,3 +167,15 @@ fn newline_then_escape_joins_commands() {
         vec![Some("ls".to_string()), Some("cat".to_string())]
     );
 }
+
+#[test]
+fn arithmetic_reread_as_substitution() {
+    assert_not_safe("echo $(( $(case a in a) echo curl;; esac) + 1 ))");
+    assert_not_safe("case $(( $(case a in a) echo curl;; esac) )) in x) ;; esac");
+}
+
+#[test]
+fn arithmetic_on_substitution_output() {
+    assert_not_safe("echo $(( $(echo 'a[$(curl)]') ))");
+    assert_not_safe("echo $(( $(cat a.txt) + 1 ))");
+}
