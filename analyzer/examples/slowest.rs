@@ -8,7 +8,11 @@ fn main() {
     let cmds: Vec<String> = text
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v.get("command").and_then(|c| c.as_str()).map(str::to_string))
+        .filter_map(|v| {
+            v.get("command")
+                .and_then(|c| c.as_str())
+                .map(str::to_string)
+        })
         .collect();
     let mut times: Vec<(f64, &str)> = Vec::new();
     let start = Instant::now();
@@ -19,7 +23,12 @@ fn main() {
     }
     let total = start.elapsed().as_secs_f64();
     times.sort_by(|a, b| b.0.total_cmp(&a.0));
-    println!("{} commands in {:.3} s: {:.0} commands/s", cmds.len(), total, cmds.len() as f64 / total);
+    println!(
+        "{} commands in {:.3} s: {:.0} commands/s",
+        cmds.len(),
+        total,
+        cmds.len() as f64 / total
+    );
     for (us, c) in times.iter().take(8) {
         println!("{us:>10.0} µs  {}", c.chars().take(100).collect::<String>());
     }
