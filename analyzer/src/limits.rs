@@ -26,7 +26,7 @@ impl Default for Limits {
     fn default() -> Limits {
         Limits {
             max_bytes: 64 * 1024,
-            parse_timeout: Duration::from_millis(250),
+            parse_timeout: Duration::from_millis(2000),
             max_nodes: 100_000,
             max_depth: 128,
             max_embed_depth: 8,
