@@ -109,6 +109,29 @@ enum Command {
 enum HookAgent {
     /// Claude Code PreToolUse / PostToolUse command hook.
     Claude,
+    /// A framework-neutral hook: one JSON request on stdin, one JSON answer
+    /// on stdout.
+    ///
+    /// Input (stdin), one JSON object:
+    ///
+    ///   {"tool_name": "Bash", "tool_input": {"command": "ls -la"},
+    ///    "session_id": "run-42", "cwd": "/work/project"}
+    ///
+    /// tool_name defaults to "Bash", session_id to "default" (taint is kept
+    /// per session), cwd to the hook's working directory. tool_input is
+    /// required; for a shell command it holds "command".
+    ///
+    /// Output (stdout), one JSON object on one line:
+    ///
+    ///   {"decision": "allow" | "deny" | "ask", "reason": "..."}
+    ///
+    /// "allow": run it. "deny": do not run it; show the reason to the
+    /// agent. "ask": a person must approve it first. The exit status is
+    /// always 0: malformed input, a bad configuration or an internal error
+    /// are answered with the configuration's on_error decision and a reason
+    /// saying what happened.
+    #[command(verbatim_doc_comment)]
+    Json,
 }
 
 #[derive(Subcommand)]
@@ -206,6 +229,12 @@ pub fn run() -> ExitCode {
             agent: HookAgent::Claude,
         } => {
             crate::hook::claude::run(config_flag.as_deref());
+            ExitCode::SUCCESS
+        }
+        Command::Hook {
+            agent: HookAgent::Json,
+        } => {
+            crate::hook::json::run(config_flag.as_deref());
             ExitCode::SUCCESS
         }
         Command::Init {

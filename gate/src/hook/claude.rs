@@ -11,37 +11,19 @@
 //! panic, or a decision that outlives the budget all become an `on_error`
 //! answer with a reason.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::audit::{self, Audit, Record};
-use crate::cascade;
-use crate::config::{self, Config, OnError};
+use super::{answer, audit_path, base_record, gate_error, start_watchdog, write_audit};
+use crate::config;
 use crate::decision::{Decision, Layer, Permission};
 use crate::engine::{Gate, Outcome, ToolCall};
-use crate::taint;
 
 /// Hook input above this size is refused (with an answer).
 pub const MAX_INPUT: u64 = 16 << 20;
-
-static ANSWERED: AtomicBool = AtomicBool::new(false);
-
-/// Writes the answer once; later calls (the watchdog racing the decision)
-/// write nothing.
-fn answer(v: &Value) -> bool {
-    if ANSWERED.swap(true, Ordering::SeqCst) {
-        return false;
-    }
-    let mut out = io::stdout().lock();
-    let _ = writeln!(out, "{v}");
-    let _ = out.flush();
-    true
-}
 
 pub fn pre_tool_use_output(d: &Decision, defer_allow: bool) -> Value {
     if defer_allow && d.permission == Permission::Allow {
@@ -152,7 +134,9 @@ pub fn run(config_flag: Option<&Path>) {
     let (budget_ms, on_error, pre) = (config.hook.budget_ms, config.on_error, is_pre(&event));
     let mut gate = Gate::new(config);
     gate.config_file = source.path().map(Path::to_path_buf);
-    gate.on_slow(Box::new(move || start_watchdog(budget_ms, on_error, pre)));
+    gate.on_slow(Box::new(move || {
+        start_watchdog(budget_ms, on_error, pre.then_some(render_watchdog))
+    }));
     let event = match event {
         Ok(e) => e,
         Err(why) => {
@@ -243,12 +227,12 @@ pub fn run(config_flag: Option<&Path>) {
     }
 }
 
-fn is_pre(event: &Result<Event, String>) -> bool {
-    !matches!(event, Ok(e) if e.name != "PreToolUse")
+fn render_watchdog(d: &Decision) -> Value {
+    pre_tool_use_output(d, false)
 }
 
-fn gate_error(gate: &Gate, layer: Layer, why: &str) -> Decision {
-    cascade::on_error(gate.on_error_mode(), layer, why)
+fn is_pre(event: &Result<Event, String>) -> bool {
+    !matches!(event, Ok(e) if e.name != "PreToolUse")
 }
 
 fn post(gate: &Gate, event: &Event, cwd: &Path, audit: Option<&Path>) {
@@ -295,67 +279,6 @@ fn post(gate: &Gate, event: &Event, cwd: &Path, audit: Option<&Path>) {
         Err(_) => {
             eprintln!("bashgate: internal error while recording taint (a bug; please report it)")
         }
-    }
-}
-
-/// Answers `on_error` and exits if the decision is not made within the
-/// budget. Started only before an operation that may block.
-fn start_watchdog(budget_ms: u64, on_error: OnError, pre: bool) {
-    let budget = Duration::from_millis(budget_ms);
-    std::thread::spawn(move || {
-        std::thread::sleep(budget);
-        if ANSWERED.load(Ordering::SeqCst) {
-            return;
-        }
-        let v = if pre {
-            let d = cascade::on_error(
-                on_error,
-                Layer::Input,
-                &format!(
-                    "the decision took longer than hook.budget_ms ({} ms)",
-                    budget.as_millis()
-                ),
-            );
-            pre_tool_use_output(&d, false)
-        } else {
-            json!({})
-        };
-        if answer(&v) {
-            std::process::exit(0);
-        }
-    });
-}
-
-fn audit_path(config: &Config) -> PathBuf {
-    config
-        .audit
-        .path
-        .clone()
-        .unwrap_or_else(|| config.state_dir().join("audit.db"))
-}
-
-fn base_record(session: &str, event: &str, tool: &str, cwd: &Path, d: &Decision) -> Record {
-    let now = taint::now_ms() as i64;
-    Record {
-        time: audit::rfc3339(now),
-        unix_ms: now,
-        session: session.to_string(),
-        event: event.to_string(),
-        tool: tool.to_string(),
-        cwd: Some(cwd.display().to_string()),
-        layer: d.layer.as_str().to_string(),
-        rule: d.rule.clone(),
-        decision: d.permission.as_str().to_string(),
-        reason: d.reason.clone(),
-        ..Default::default()
-    }
-}
-
-/// Writes an audit record; a failure is reported on stderr and changes
-/// nothing else.
-fn write_audit(path: &Path, r: Record) {
-    if let Err(e) = Audit::new(path.to_path_buf()).write(&r) {
-        eprintln!("bashgate: audit record not written: {e}");
     }
 }
 
