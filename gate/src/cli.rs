@@ -103,12 +103,98 @@ enum Command {
     },
     /// Check the configuration and say where it was found.
     Config,
+    /// Run the host daemon for agents in containers: a container API
+    /// (loopback TCP or a unix socket to mount into containers; one token
+    /// per session) and an owner-only admin socket.
+    Serve {
+        /// The container API: HOST:PORT (loopback) or unix:/path/to.sock
+        /// (default: serve.listen, else unix:<state dir>/container/bashgate.sock).
+        #[arg(long, value_name = "ADDR")]
+        listen: Option<String>,
+        /// The admin socket (default: serve.admin_socket, else <state dir>/admin.sock).
+        #[arg(long, value_name = "PATH")]
+        admin_socket: Option<PathBuf>,
+    },
+    /// The daemon's sessions: create one (and its token), list, set taint.
+    Session {
+        /// The daemon's admin socket (default: $BASHGATE_ADMIN_SOCKET, then serve.admin_socket).
+        #[arg(long, global = true, value_name = "PATH")]
+        admin_socket: Option<PathBuf>,
+        #[command(subcommand)]
+        action: SessionAction,
+    },
+    /// List the daemon's approvals waiting for a person.
+    Pending {
+        /// Answered and expired ones too.
+        #[arg(long)]
+        all: bool,
+        #[arg(long)]
+        json: bool,
+        #[arg(long, value_name = "PATH")]
+        admin_socket: Option<PathBuf>,
+    },
+    /// Approve a pending approval: the waiting command runs.
+    Approve {
+        id: String,
+        /// A note passed to the agent.
+        #[arg(long)]
+        note: Option<String>,
+        #[arg(long, value_name = "PATH")]
+        admin_socket: Option<PathBuf>,
+    },
+    /// Deny a pending approval: the waiting command does not run.
+    Deny {
+        id: String,
+        /// A note passed to the agent (what to do instead).
+        #[arg(long)]
+        note: Option<String>,
+        #[arg(long, value_name = "PATH")]
+        admin_socket: Option<PathBuf>,
+    },
+    /// The daemon's request counters (JSON).
+    Stats {
+        #[arg(long, value_name = "PATH")]
+        admin_socket: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum SessionAction {
+    /// Create a session; prints its token once (pass it to the container as
+    /// BASHGATE_TOKEN).
+    Create {
+        /// Letters, digits, `-`, `_`, `.` (default: a random name).
+        name: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List sessions and their taint.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set or clear a session's taint.
+    Taint {
+        name: String,
+        #[arg(long)]
+        corruption: bool,
+        #[arg(long)]
+        secret: bool,
+        #[arg(long, conflicts_with_all = ["corruption", "secret"])]
+        clear: bool,
+    },
 }
 
 #[derive(Subcommand)]
 enum HookAgent {
     /// Claude Code PreToolUse / PostToolUse command hook.
-    Claude,
+    Claude {
+        /// Ask the host daemon at URL (http://127.0.0.1:PORT or
+        /// unix:/path/to.sock) for what is not provably safe; the token is
+        /// read from $BASHGATE_TOKEN (remote.token_env).
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
+    },
     /// A framework-neutral hook: one JSON request on stdin, one JSON answer
     /// on stdout.
     ///
@@ -130,8 +216,19 @@ enum HookAgent {
     /// always 0: malformed input, a bad configuration or an internal error
     /// are answered with the configuration's on_error decision and a reason
     /// saying what happened.
+    ///
+    /// With --remote URL (or remote.url in the configuration), commands
+    /// the analyzer proves safe are still answered locally; everything
+    /// else is decided by the host daemon (`bashgate serve`), which may
+    /// wait for a person's approval. The session token is read from
+    /// $BASHGATE_TOKEN (remote.token_env). If the daemon cannot be reached
+    /// or does not answer in time, on_error applies and the reason says so.
     #[command(verbatim_doc_comment)]
-    Json,
+    Json {
+        /// The host daemon: http://127.0.0.1:PORT or unix:/path/to.sock.
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -226,16 +323,87 @@ pub fn run() -> ExitCode {
             },
         },
         Command::Hook {
-            agent: HookAgent::Claude,
+            agent: HookAgent::Claude { remote },
         } => {
-            crate::hook::claude::run(config_flag.as_deref());
+            crate::hook::claude::run(config_flag.as_deref(), remote.as_deref());
             ExitCode::SUCCESS
         }
         Command::Hook {
-            agent: HookAgent::Json,
+            agent: HookAgent::Json { remote },
         } => {
-            crate::hook::json::run(config_flag.as_deref());
+            crate::hook::json::run(config_flag.as_deref(), remote.as_deref());
             ExitCode::SUCCESS
+        }
+        Command::Serve {
+            listen,
+            admin_socket,
+        } => {
+            let (source, config) = match crate::commands::load_config(config_flag.as_deref()) {
+                Ok(c) => c,
+                Err(code) => return code,
+            };
+            crate::serve::run(
+                config,
+                source.path().map(std::path::Path::to_path_buf),
+                crate::serve::Flags {
+                    listen,
+                    admin_socket,
+                },
+            )
+        }
+        Command::Session {
+            admin_socket,
+            action,
+        } => {
+            let config = match crate::commands::load_config(config_flag.as_deref()) {
+                Ok((_, c)) => c,
+                Err(code) => return code,
+            };
+            let sock = admin_socket.as_deref();
+            match action {
+                SessionAction::Create { name, json } => {
+                    crate::admin_cli::session_create(&config, sock, name, json)
+                }
+                SessionAction::List { json } => crate::admin_cli::session_list(&config, sock, json),
+                SessionAction::Taint {
+                    name,
+                    corruption,
+                    secret,
+                    clear,
+                } => {
+                    crate::admin_cli::session_taint(&config, sock, &name, corruption, secret, clear)
+                }
+            }
+        }
+        Command::Pending {
+            all,
+            json,
+            admin_socket,
+        } => match crate::commands::load_config(config_flag.as_deref()) {
+            Ok((_, c)) => crate::admin_cli::pending(&c, admin_socket.as_deref(), all, json),
+            Err(code) => code,
+        },
+        Command::Approve {
+            id,
+            note,
+            admin_socket,
+        } => match crate::commands::load_config(config_flag.as_deref()) {
+            Ok((_, c)) => crate::admin_cli::answer(&c, admin_socket.as_deref(), &id, true, note),
+            Err(code) => code,
+        },
+        Command::Deny {
+            id,
+            note,
+            admin_socket,
+        } => match crate::commands::load_config(config_flag.as_deref()) {
+            Ok((_, c)) => crate::admin_cli::answer(&c, admin_socket.as_deref(), &id, false, note),
+            Err(code) => code,
+        },
+        Command::Stats { admin_socket } => {
+            match crate::commands::load_config(config_flag.as_deref()) {
+                Ok((_, c)) => crate::admin_cli::stats(&c, admin_socket.as_deref()),
+                Err(code) => code,
+            }
         }
         Command::Init {
             agent: InitAgent::Claude { dir, user, command },

@@ -8,7 +8,7 @@ use crate::audit::{self, Audit, Filter};
 use crate::config::{self, Config};
 use crate::taint::Store;
 
-fn load_config(flag: Option<&Path>) -> Result<(config::Source, Config), ExitCode> {
+pub(crate) fn load_config(flag: Option<&Path>) -> Result<(config::Source, Config), ExitCode> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let source = config::discover(flag, &cwd);
     match config::load(&source) {

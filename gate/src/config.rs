@@ -54,6 +54,10 @@ pub struct Config {
     pub workspace: WorkspaceConfig,
     pub audit: AuditConfig,
     pub hook: HookConfig,
+    /// The host daemon (`bashgate serve`).
+    pub serve: ServeConfig,
+    /// The container side: hooks that ask the daemon (`--remote`).
+    pub remote: RemoteConfig,
     /// Seed 002's `[bash]` table, accepted as written there. Its presence
     /// turns the denylist on.
     pub bash: Option<BashSection>,
@@ -77,6 +81,8 @@ impl Default for Config {
             workspace: WorkspaceConfig::default(),
             audit: AuditConfig::default(),
             hook: HookConfig::default(),
+            serve: ServeConfig::default(),
+            remote: RemoteConfig::default(),
             bash: None,
         }
     }
@@ -351,6 +357,67 @@ impl Default for HookConfig {
     }
 }
 
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServeConfig {
+    /// The container API: `HOST:PORT` on loopback, or `unix:/path/to.sock`.
+    /// Default: `unix:<state dir>/container/bashgate.sock`.
+    pub listen: Option<String>,
+    /// The admin API's unix socket (owner-only). Default:
+    /// `<state dir>/admin.sock`.
+    pub admin_socket: Option<PathBuf>,
+    /// The daemon's database (sessions, taint, approvals). Default:
+    /// `<state dir>/daemon.db`.
+    pub database: Option<PathBuf>,
+    /// A pending approval not answered within this many seconds is denied.
+    pub approval_timeout_s: u64,
+    /// POST a JSON notification of each pending approval to this URL.
+    pub webhook_url: Option<String>,
+    pub webhook_timeout_ms: u64,
+    /// Request bodies above this size are refused (413).
+    pub max_body_bytes: usize,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            listen: None,
+            admin_socket: None,
+            database: None,
+            approval_timeout_s: 300,
+            webhook_url: None,
+            webhook_timeout_ms: 5_000,
+            max_body_bytes: 1 << 20,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RemoteConfig {
+    /// The daemon's container API (`http://127.0.0.1:PORT` or
+    /// `unix:/path/to.sock`); hooks ask it when this is set or `--remote`
+    /// is given.
+    pub url: Option<String>,
+    /// The environment variable holding the session token.
+    pub token_env: String,
+    /// Deadline for one request to the daemon (connect and answer).
+    pub timeout_ms: u64,
+    /// The longest a hook waits for a person to answer an approval.
+    pub approval_wait_s: u64,
+}
+
+impl Default for RemoteConfig {
+    fn default() -> Self {
+        RemoteConfig {
+            url: None,
+            token_env: "BASHGATE_TOKEN".into(),
+            timeout_ms: 5_000,
+            approval_wait_s: 330,
+        }
+    }
+}
+
 /// Seed 002's `[bash]` table.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -518,6 +585,54 @@ fn validate(c: &Config) -> Result<(), (String, String)> {
             "must be at least 100 (milliseconds)".into(),
         ));
     }
+    if c.serve.approval_timeout_s == 0 {
+        return Err((
+            "serve.approval_timeout_s".into(),
+            "must be more than 0".into(),
+        ));
+    }
+    if c.serve.max_body_bytes < 1024 {
+        return Err((
+            "serve.max_body_bytes".into(),
+            "must be at least 1024".into(),
+        ));
+    }
+    if c.serve.webhook_timeout_ms == 0 {
+        return Err((
+            "serve.webhook_timeout_ms".into(),
+            "must be more than 0".into(),
+        ));
+    }
+    if let Some(url) = &c.serve.webhook_url {
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err((
+                "serve.webhook_url".into(),
+                format!("`{url}` is not an http:// or https:// URL"),
+            ));
+        }
+    }
+    if let Some(l) = &c.serve.listen {
+        if let Err(e) = crate::remote::Target::parse_listen(l) {
+            return Err(("serve.listen".into(), e));
+        }
+    }
+    if let Some(u) = &c.remote.url {
+        if let Err(e) = crate::remote::Target::parse(u) {
+            return Err(("remote.url".into(), e));
+        }
+    }
+    if c.remote.timeout_ms < 100 {
+        return Err((
+            "remote.timeout_ms".into(),
+            "must be at least 100 (milliseconds)".into(),
+        ));
+    }
+    if c.remote.token_env.is_empty() {
+        return Err((
+            "remote.token_env".into(),
+            "must name an environment variable".into(),
+        ));
+    }
     if let Some(url) = &c.cop.base_url {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err((
@@ -608,6 +723,34 @@ impl Config {
             return p.clone();
         }
         default_state_dir()
+    }
+}
+
+impl Config {
+    pub fn listen(&self) -> String {
+        self.serve.listen.clone().unwrap_or_else(|| {
+            format!(
+                "unix:{}",
+                self.state_dir()
+                    .join("container")
+                    .join("bashgate.sock")
+                    .display()
+            )
+        })
+    }
+
+    pub fn admin_socket(&self) -> PathBuf {
+        self.serve
+            .admin_socket
+            .clone()
+            .unwrap_or_else(|| self.state_dir().join("admin.sock"))
+    }
+
+    pub fn database(&self) -> PathBuf {
+        self.serve
+            .database
+            .clone()
+            .unwrap_or_else(|| self.state_dir().join("daemon.db"))
     }
 }
 

@@ -23,7 +23,9 @@ use crate::rules;
 use crate::secret_paths::SecretPaths;
 use crate::secrets::Scanner;
 use crate::services::{self, ToolKind, Tools};
-use crate::taint::{self, CachedReview, SessionState, Source, StateError, Store, Taint};
+use crate::taint::{
+    self, CachedReview, SessionState, SessionStore, Source, StateError, Store, Taint,
+};
 
 /// One tool call, as any adapter (hook, CLI) hands it over.
 pub struct ToolCall<'a> {
@@ -58,7 +60,7 @@ pub struct Gate {
     pub config: Config,
     /// The configuration file in force, protected from the agent.
     pub config_file: Option<std::path::PathBuf>,
-    store: Store,
+    store: Box<dyn SessionStore>,
     tools: OnceCell<Tools>,
     secret_paths: OnceCell<SecretPaths>,
     scanner: OnceCell<Scanner>,
@@ -106,6 +108,11 @@ impl Tally {
 impl Gate {
     pub fn new(config: Config) -> Gate {
         let store = Store::new(&config.state_dir());
+        Gate::with_store(config, Box::new(store))
+    }
+
+    /// A gate whose sessions live in `store` (the daemon's database).
+    pub fn with_store(config: Config, store: Box<dyn SessionStore>) -> Gate {
         Gate {
             config,
             config_file: None,
@@ -201,11 +208,29 @@ impl Gate {
                 reason,
                 at_ms: taint::now_ms(),
             };
-            if let Err(e) = self.store.update(session, |s| s.cache(key, entry)) {
+            if let Err(e) = self
+                .store
+                .update_with(session, Box::new(|s| s.cache(key, entry)))
+            {
                 eprintln!("bashgate: cannot cache the reviewer's answer: {e}");
             }
         }
         result
+    }
+
+    /// Whether a container can decide this call without the host: a Bash
+    /// command the analyzer proves local (`safe`), or a tool that acts on
+    /// the workspace only. Everything else needs the host's taint.
+    pub fn decides_locally(&self, call: &ToolCall) -> bool {
+        match self.tools().classify(call.tool, &self.config) {
+            ToolKind::Bash => call
+                .input
+                .get("command")
+                .and_then(Value::as_str)
+                .is_some_and(|c| analyze(c).verdict == Verdict::Safe),
+            ToolKind::Local => true,
+            ToolKind::Service { .. } => false,
+        }
     }
 
     /// Decides a tool call before it runs.
@@ -788,11 +813,14 @@ impl Gate {
         }
         let added = sources.clone();
         self.slow();
-        self.store.update(call.session, move |s| {
-            for src in sources {
-                s.add_source(src);
-            }
-        })?;
+        self.store.update_with(
+            call.session,
+            Box::new(move |s| {
+                for src in sources {
+                    s.add_source(src);
+                }
+            }),
+        )?;
         Ok(added)
     }
 

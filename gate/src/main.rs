@@ -1,5 +1,6 @@
 //! The `bashgate` command line.
 
+mod admin_cli;
 mod audit;
 mod cascade;
 mod cli;
@@ -12,10 +13,12 @@ mod hook;
 mod init;
 mod jsonl;
 mod policy;
+mod remote;
 mod render;
 mod rules;
 mod secret_paths;
 mod secrets;
+mod serve;
 mod services;
 mod taint;
 

@@ -111,6 +111,8 @@ impl SessionState {
 pub enum StateError {
     #[error("state directory {dir}: {source}")]
     Io { dir: PathBuf, source: io::Error },
+    #[error("session database: {0}")]
+    Db(String),
     #[error(
         "session state {file} is unreadable ({message}); treating the session as fully tainted"
     )]
@@ -232,6 +234,32 @@ impl Store {
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
             Err(e) => Err(io_err(e)),
         }
+    }
+}
+
+/// Where sessions' state lives: one JSON file per session (the hooks), or
+/// the daemon's database. The engine reads and updates taint through this.
+pub trait SessionStore {
+    fn load(&self, session: &str) -> Result<SessionState, StateError>;
+    /// Applies `f` to the session's state atomically.
+    fn update_with(
+        &self,
+        session: &str,
+        f: Box<dyn FnOnce(&mut SessionState) + '_>,
+    ) -> Result<(), StateError>;
+}
+
+impl SessionStore for Store {
+    fn load(&self, session: &str) -> Result<SessionState, StateError> {
+        Store::load(self, session)
+    }
+
+    fn update_with(
+        &self,
+        session: &str,
+        f: Box<dyn FnOnce(&mut SessionState) + '_>,
+    ) -> Result<(), StateError> {
+        self.update(session, f)
     }
 }
 

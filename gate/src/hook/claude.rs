@@ -89,7 +89,7 @@ fn process_cwd() -> PathBuf {
 }
 
 /// Runs the hook; the process exit status is always 0.
-pub fn run(config_flag: Option<&Path>) {
+pub fn run(config_flag: Option<&Path>, remote: Option<&str>) {
     let mut buf = Vec::new();
     let read = io::stdin().lock().take(MAX_INPUT + 1).read_to_end(&mut buf);
     let event = match read {
@@ -129,6 +129,10 @@ pub fn run(config_flag: Option<&Path>) {
         }
     };
     let defer_allow = config.hook.defer_allow;
+    let remote = remote
+        .map(str::to_string)
+        .or_else(|| config.remote.url.clone())
+        .map(|url| (url, config.clone()));
     let audit_path = audit_path(&config);
     let audit_on = config.audit.enabled;
     let (budget_ms, on_error, pre) = (config.hook.budget_ms, config.on_error, is_pre(&event));
@@ -151,6 +155,17 @@ pub fn run(config_flag: Option<&Path>) {
             return;
         }
     };
+    if let Some((url, config)) = &remote {
+        remote_event(
+            config,
+            gate.config_file.clone(),
+            url,
+            &event,
+            &cwd,
+            defer_allow,
+        );
+        return;
+    }
     if event.name == "PostToolUse" {
         post(
             &gate,
@@ -224,6 +239,52 @@ pub fn run(config_flag: Option<&Path>) {
             r.secret = Some(t.secret);
         }
         write_audit(&audit_path, r);
+    }
+}
+
+/// `--remote`: PreToolUse is decided locally when it can be, else by the
+/// daemon; PostToolUse reports what the tool read to the daemon.
+fn remote_event(
+    config: &crate::config::Config,
+    config_file: Option<PathBuf>,
+    url: &str,
+    event: &Event,
+    cwd: &Path,
+    defer_allow: bool,
+) {
+    let (Some(session), Some(tool)) = (event.session.clone(), event.tool.clone()) else {
+        if event.name == "PreToolUse" {
+            let d = crate::cascade::on_error(
+                config.on_error,
+                Layer::Input,
+                "the PreToolUse event has no \"session_id\" or \"tool_name\"",
+            );
+            answer(&pre_tool_use_output(&d, false));
+        } else {
+            answer(&json!({}));
+        }
+        return;
+    };
+    let request = crate::hook::json::Request {
+        tool,
+        input: event.input.clone(),
+        session,
+        cwd: Some(cwd.to_path_buf()),
+    };
+    match event.name.as_str() {
+        "PreToolUse" => {
+            let d = crate::remote::decide_hook(config, config_file, url, &request, cwd);
+            answer(&pre_tool_use_output(&d, defer_allow));
+        }
+        "PostToolUse" => {
+            answer(&json!({}));
+            if let Err(e) = crate::remote::report(config, url, &request, cwd) {
+                eprintln!("bashgate: taint not reported to the daemon at {url}: {e}");
+            }
+        }
+        _ => {
+            answer(&json!({}));
+        }
     }
 }
 

@@ -134,7 +134,7 @@ pub fn load_config(
 }
 
 /// Runs the hook with the local engine; the exit status is always 0.
-pub fn run(config_flag: Option<&Path>) {
+pub fn run(config_flag: Option<&Path>, remote: Option<&str>) {
     let request = read_request();
     let cwd = request
         .as_ref()
@@ -148,6 +148,17 @@ pub fn run(config_flag: Option<&Path>) {
             return;
         }
     };
+    if let Some(url) = remote
+        .map(str::to_string)
+        .or_else(|| config.remote.url.clone())
+    {
+        let d = match &request {
+            Ok(r) => crate::remote::decide_hook(&config, config_file, &url, r, &cwd),
+            Err(why) => crate::cascade::on_error(config.on_error, Layer::Input, why),
+        };
+        answer(&output(&d));
+        return;
+    }
     let audit_file = audit_path(&config);
     let audit_on = config.audit.enabled;
     let (budget_ms, on_error) = (config.hook.budget_ms, config.on_error);

@@ -1,0 +1,215 @@
+//! The admin commands (`bashgate session`, `pending`, `approve`, `deny`,
+//! `stats`): thin clients of the daemon's admin socket.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::config::Config;
+use crate::remote::{self, Target};
+
+/// One admin request; the answer's JSON, or a message for the person.
+fn admin(
+    config: &Config,
+    socket: Option<&Path>,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+) -> Result<Value, String> {
+    let sock = crate::serve::admin_socket_for(socket, config);
+    let target = Target::Unix(sock.clone());
+    let rt = remote::runtime()?;
+    let a = rt
+        .block_on(remote::call_within(
+            Duration::from_secs(30),
+            &target,
+            method,
+            path,
+            None,
+            body.as_ref(),
+        ))
+        .map_err(|e| {
+            format!(
+                "{e}. Is `bashgate serve` running? (admin socket {}; set it with --admin-socket, \
+                 BASHGATE_ADMIN_SOCKET or serve.admin_socket)",
+                sock.display()
+            )
+        })?;
+    if (200..300).contains(&a.status) {
+        Ok(a.body)
+    } else {
+        Err(a.error())
+    }
+}
+
+fn finish(r: Result<(), String>, what: &str) -> ExitCode {
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bashgate {what}: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn age(ms: i64) -> String {
+    let now = crate::taint::now_ms() as i64;
+    let s = ((ms - now) / 1000).max(0);
+    format!("{s} s")
+}
+
+pub fn session_create(
+    config: &Config,
+    socket: Option<&Path>,
+    name: Option<String>,
+    json_out: bool,
+) -> ExitCode {
+    let r = admin(
+        config,
+        socket,
+        "POST",
+        "/admin/sessions",
+        Some(json!({ "name": name })),
+    )
+    .map(|v| {
+        if json_out {
+            println!("{v}");
+        } else {
+            let token = v["token"].as_str().unwrap_or("");
+            println!(
+                "session {} created; its token (shown once):",
+                v["session"].as_str().unwrap_or("?")
+            );
+            println!("BASHGATE_TOKEN={token}");
+        }
+    });
+    finish(r, "session create")
+}
+
+pub fn session_list(config: &Config, socket: Option<&Path>, json_out: bool) -> ExitCode {
+    let r = admin(config, socket, "GET", "/admin/sessions", None).map(|v| {
+        if json_out {
+            println!("{v}");
+            return;
+        }
+        let list = v["sessions"].as_array().cloned().unwrap_or_default();
+        if list.is_empty() {
+            println!("no sessions; create one with `bashgate session create NAME`");
+        }
+        for s in list {
+            let t = &s["taint"];
+            println!(
+                "{}  corruption={} secret={}",
+                s["name"].as_str().unwrap_or("?"),
+                t["corruption"],
+                t["secret"]
+            );
+        }
+    });
+    finish(r, "session list")
+}
+
+pub fn session_taint(
+    config: &Config,
+    socket: Option<&Path>,
+    name: &str,
+    corruption: bool,
+    secret: bool,
+    clear: bool,
+) -> ExitCode {
+    let path = format!("/admin/sessions/{name}/taint");
+    let r = if clear {
+        admin(config, socket, "DELETE", &path, None)
+    } else if !corruption && !secret {
+        Err("name what to set (--corruption, --secret) or --clear".into())
+    } else {
+        admin(
+            config,
+            socket,
+            "POST",
+            &path,
+            Some(json!({ "corruption": corruption, "secret": secret })),
+        )
+    }
+    .map(|v| {
+        let t = &v["taint"];
+        println!(
+            "{name}: corruption={} secret={}",
+            t["corruption"], t["secret"]
+        );
+    });
+    finish(r, "session taint")
+}
+
+pub fn pending(config: &Config, socket: Option<&Path>, all: bool, json_out: bool) -> ExitCode {
+    let path = if all {
+        "/admin/approvals?all=true"
+    } else {
+        "/admin/approvals"
+    };
+    let r = admin(config, socket, "GET", path, None).map(|v| {
+        if json_out {
+            println!("{v}");
+            return;
+        }
+        let list = v["approvals"].as_array().cloned().unwrap_or_default();
+        if list.is_empty() {
+            println!("no pending approvals");
+        }
+        for a in list {
+            let cmd = a["command"]
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("({} call)", a["tool"].as_str().unwrap_or("?")));
+            let status = a["status"].as_str().unwrap_or("?");
+            let when = if status == "pending" {
+                format!("expires in {}", age(a["expires_ms"].as_i64().unwrap_or(0)))
+            } else {
+                status.to_string()
+            };
+            println!(
+                "{}  {}  [{}]  {}",
+                a["id"].as_str().unwrap_or("?"),
+                a["session"].as_str().unwrap_or("?"),
+                when,
+                cmd
+            );
+            println!("        {}", a["reason"].as_str().unwrap_or(""));
+        }
+    });
+    finish(r, "pending")
+}
+
+pub fn answer(
+    config: &Config,
+    socket: Option<&Path>,
+    id: &str,
+    approve: bool,
+    note: Option<String>,
+) -> ExitCode {
+    let verb = if approve { "approve" } else { "deny" };
+    let r = admin(
+        config,
+        socket,
+        "POST",
+        &format!("/admin/approvals/{id}/{verb}"),
+        Some(json!({ "note": note })),
+    )
+    .map(|v| {
+        let a = &v["approval"];
+        println!(
+            "approval {} {}: {}",
+            a["id"].as_str().unwrap_or(id),
+            a["status"].as_str().unwrap_or("?"),
+            a["command"].as_str().unwrap_or("")
+        );
+    });
+    finish(r, verb)
+}
+
+pub fn stats(config: &Config, socket: Option<&Path>) -> ExitCode {
+    let r = admin(config, socket, "GET", "/admin/stats", None).map(|v| println!("{v}"));
+    finish(r, "stats")
+}

@@ -1,0 +1,447 @@
+//! The client side of the host daemon: where it listens, one HTTP/1.1
+//! request over TCP or a unix socket, and the hooks' `--remote` decision
+//! (classify locally, answer `safe` at once, ask the daemon otherwise, wait
+//! for a person's answer, and apply `on_error` within a deadline when the
+//! daemon cannot be reached).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::Request as HttpRequest;
+use hyper_util::rt::TokioIo;
+use serde_json::{json, Value};
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use crate::cascade;
+use crate::config::Config;
+use crate::decision::{excerpt, Decision, Layer, Permission};
+use crate::engine::{Gate, ToolCall};
+use crate::hook::json::{self as hook_json, Request};
+
+/// Answers above this size are not read.
+const MAX_ANSWER: usize = 4 << 20;
+
+/// Where the daemon listens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// `host:port`.
+    Tcp(String),
+    Unix(PathBuf),
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Target::Tcp(a) => write!(f, "http://{a}"),
+            Target::Unix(p) => write!(f, "unix:{}", p.display()),
+        }
+    }
+}
+
+impl Target {
+    /// A client URL: `http://HOST:PORT` or `unix:/path/to.sock`.
+    pub fn parse(url: &str) -> Result<Target, String> {
+        if let Some(rest) = url.strip_prefix("unix:") {
+            let path = rest.strip_prefix("//").unwrap_or(rest);
+            if !path.starts_with('/') {
+                return Err(format!(
+                    "`{url}`: a unix socket URL needs an absolute path (unix:/run/bashgate/bashgate.sock)"
+                ));
+            }
+            return Ok(Target::Unix(PathBuf::from(path)));
+        }
+        if let Some(rest) = url.strip_prefix("http://") {
+            let hostport = rest.trim_end_matches('/');
+            if hostport.is_empty() || hostport.contains('/') || !hostport.contains(':') {
+                return Err(format!(
+                    "`{url}`: expected http://HOST:PORT with no path (http://127.0.0.1:7480)"
+                ));
+            }
+            return Ok(Target::Tcp(hostport.to_string()));
+        }
+        Err(format!(
+            "`{url}` is neither http://HOST:PORT nor unix:/path/to.sock"
+        ))
+    }
+
+    /// A listen address: `HOST:PORT`, `http://HOST:PORT` or
+    /// `unix:/path/to.sock`.
+    pub fn parse_listen(s: &str) -> Result<Target, String> {
+        if s.starts_with("unix:") || s.starts_with("http://") {
+            return Target::parse(s);
+        }
+        Target::parse(&format!("http://{s}"))
+    }
+}
+
+/// An answer from the daemon: the HTTP status and its JSON body (a body
+/// that is not JSON becomes `{"error": text}`).
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    pub body: Value,
+}
+
+impl Answer {
+    /// The daemon's explanation of an error status.
+    pub fn error(&self) -> String {
+        let msg = self.body["error"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| self.body.to_string());
+        format!("the daemon answered {}: {msg}", self.status)
+    }
+}
+
+async fn exchange<T>(io: T, req: HttpRequest<Full<Bytes>>) -> Result<Answer, String>
+where
+    T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(io))
+        .await
+        .map_err(|e| format!("HTTP handshake failed: {e}"))?;
+    let driver = tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    let resp = sender
+        .send_request(req)
+        .await
+        .map_err(|e| format!("the request failed: {e}"))?;
+    let status = resp.status().as_u16();
+    let bytes = Limited::new(resp.into_body(), MAX_ANSWER)
+        .collect()
+        .await
+        .map_err(|e| format!("cannot read the answer: {e}"))?
+        .to_bytes();
+    driver.abort();
+    let body = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|_| json!({ "error": String::from_utf8_lossy(&bytes) }));
+    Ok(Answer { status, body })
+}
+
+/// One request to the daemon. `token` is sent as a bearer token.
+pub async fn call(
+    target: &Target,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&Value>,
+) -> Result<Answer, String> {
+    let mut b = HttpRequest::builder()
+        .method(method)
+        .uri(path)
+        .header(hyper::header::HOST, "bashgate")
+        .header(hyper::header::ACCEPT, "application/json");
+    if let Some(t) = token {
+        b = b.header(hyper::header::AUTHORIZATION, format!("Bearer {t}"));
+    }
+    let payload = match body {
+        Some(v) => {
+            b = b.header(hyper::header::CONTENT_TYPE, "application/json");
+            Bytes::from(v.to_string())
+        }
+        None => Bytes::new(),
+    };
+    let req = b
+        .body(Full::new(payload))
+        .map_err(|e| format!("cannot build the request: {e}"))?;
+    match target {
+        Target::Tcp(addr) => {
+            let s = tokio::net::TcpStream::connect(addr.as_str())
+                .await
+                .map_err(|e| format!("cannot connect to {target}: {e}"))?;
+            let _ = s.set_nodelay(true);
+            exchange(s, req).await
+        }
+        Target::Unix(p) => {
+            let s = tokio::net::UnixStream::connect(p)
+                .await
+                .map_err(|e| format!("cannot connect to {target}: {e}"))?;
+            exchange(s, req).await
+        }
+    }
+}
+
+/// `call` bounded by `timeout`.
+pub async fn call_within(
+    timeout: Duration,
+    target: &Target,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&Value>,
+) -> Result<Answer, String> {
+    match tokio::time::timeout(timeout, call(target, method, path, token, body)).await {
+        Ok(r) => r,
+        Err(_) => Err(format!(
+            "{target} did not answer within {} ms",
+            timeout.as_millis()
+        )),
+    }
+}
+
+/// A single-threaded runtime for the hooks and the admin CLI.
+pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))
+}
+
+/// What to tell the person when the daemon cannot decide.
+fn unreachable(config: &Config, target: &str, why: &str) -> Decision {
+    cascade::on_error(
+        config.on_error,
+        Layer::Input,
+        &format!(
+            "the bashgate daemon at {target} could not decide ({why}). On the host, check that \
+             `bashgate serve` is running and that this container has the socket (or port) and \
+             its session token in ${}",
+            config.remote.token_env
+        ),
+    )
+}
+
+/// The `--remote` decision for a PreToolUse request. Calls that need no
+/// taint (a `safe` Bash command, a workspace-only tool) are decided here
+/// with no round trip; everything else is the daemon's.
+pub fn decide_hook(
+    config: &Config,
+    config_file: Option<PathBuf>,
+    url: &str,
+    request: &Request,
+    cwd: &Path,
+) -> Decision {
+    let mut gate = Gate::new(config.clone());
+    gate.config_file = config_file;
+    let call = ToolCall {
+        session: &request.session,
+        cwd,
+        tool: &request.tool,
+        input: &request.input,
+    };
+    if gate.decides_locally(&call) {
+        return hook_json::decide(&gate, request, cwd).decision;
+    }
+    let target = match Target::parse(url) {
+        Ok(t) => t,
+        Err(e) => return unreachable(config, url, &format!("bad --remote URL: {e}")),
+    };
+    let token = match std::env::var(&config.remote.token_env) {
+        Ok(t) if !t.trim().is_empty() => t.trim().to_string(),
+        _ => {
+            return unreachable(
+                config,
+                url,
+                &format!(
+                    "${} is not set; create a session with `bashgate session create` on the host",
+                    config.remote.token_env
+                ),
+            )
+        }
+    };
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(e) => return unreachable(config, url, &e),
+    };
+    rt.block_on(ask_daemon(config, &target, &token, request, cwd))
+}
+
+async fn ask_daemon(
+    config: &Config,
+    target: &Target,
+    token: &str,
+    request: &Request,
+    cwd: &Path,
+) -> Decision {
+    let url = target.to_string();
+    let timeout = Duration::from_millis(config.remote.timeout_ms);
+    let body = json!({
+        "tool_name": request.tool,
+        "tool_input": request.input,
+        "cwd": cwd.display().to_string(),
+        "agent_session": request.session,
+    });
+    let a = match call_within(
+        timeout,
+        target,
+        "POST",
+        "/v1/check",
+        Some(token),
+        Some(&body),
+    )
+    .await
+    {
+        Ok(a) => a,
+        Err(e) => return unreachable(config, &url, &e),
+    };
+    if a.status != 200 {
+        return unreachable(config, &url, &a.error());
+    }
+    match answer_decision(&a.body) {
+        Some(d) => d,
+        None if a.body["decision"] == "pending" => {
+            let id = a.body["approval"]["id"].as_str().unwrap_or("").to_string();
+            let expires_in = a.body["approval"]["expires_in_ms"].as_u64().unwrap_or(0);
+            if id.is_empty() {
+                return unreachable(config, &url, "a pending answer without an approval id");
+            }
+            let what = request
+                .input
+                .get("command")
+                .and_then(Value::as_str)
+                .map(|c| format!("`{}`", excerpt(c, 80)))
+                .unwrap_or_else(|| format!("this {} call", request.tool));
+            eprintln!(
+                "bashgate: {what} waits for a person: approval {id} (on the host: `bashgate approve {id}` or `bashgate deny {id}`)"
+            );
+            let wait = Duration::from_secs(config.remote.approval_wait_s)
+                .min(Duration::from_millis(expires_in) + Duration::from_secs(30));
+            wait_for_approval(config, target, token, &id, wait).await
+        }
+        None => unreachable(
+            config,
+            &url,
+            &format!("an answer bashgate cannot read: {}", a.body),
+        ),
+    }
+}
+
+/// `{"decision": "allow"|"deny"|"ask", "reason"}` as a decision.
+fn answer_decision(v: &Value) -> Option<Decision> {
+    let permission = match v["decision"].as_str()? {
+        "allow" => Permission::Allow,
+        "deny" => Permission::Deny,
+        "ask" => Permission::Ask,
+        _ => return None,
+    };
+    let reason = v["reason"].as_str().unwrap_or("").to_string();
+    Some(Decision::new(
+        permission,
+        Layer::Cascade,
+        v["rule"].as_str(),
+        reason,
+    ))
+}
+
+/// Long-polls the daemon for an approval's answer until `wait` runs out,
+/// reconnecting (with backoff) if the daemon goes away meanwhile: the
+/// approval is in its database and survives a restart.
+pub async fn wait_for_approval(
+    config: &Config,
+    target: &Target,
+    token: &str,
+    id: &str,
+    wait: Duration,
+) -> Decision {
+    let deadline = Instant::now() + wait;
+    let timeout = Duration::from_millis(config.remote.timeout_ms);
+    let mut backoff = Duration::from_millis(100);
+    let mut last_error = None;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        let poll = left.min(Duration::from_secs(20));
+        let path = format!("/v1/approvals/{id}?wait_ms={}", poll.as_millis());
+        match call_within(poll + timeout, target, "GET", &path, Some(token), None).await {
+            Ok(a) if a.status == 200 => {
+                backoff = Duration::from_millis(100);
+                if let Some(d) = answer_decision(&a.body) {
+                    return d;
+                }
+            }
+            Ok(a) => {
+                // The daemon answered but refuses: waiting will not help.
+                return unreachable(
+                    config,
+                    &target.to_string(),
+                    &format!("while waiting for approval {id}: {}", a.error()),
+                );
+            }
+            Err(e) => {
+                last_error = Some(e);
+                let left = deadline.saturating_duration_since(Instant::now());
+                tokio::time::sleep(backoff.min(left)).await;
+                backoff = (backoff * 2).min(Duration::from_secs(2));
+            }
+        }
+    }
+    let mut why = format!(
+        "no answer to approval {id} within {} s",
+        wait.as_secs().max(1)
+    );
+    if let Some(e) = last_error {
+        why.push_str(&format!(" (last error: {e})"));
+    }
+    unreachable(config, &target.to_string(), &why)
+}
+
+/// Reports a finished tool call to the daemon, which sets the session's
+/// taint from what it read. Errors are returned for the caller to print.
+pub fn report(config: &Config, url: &str, request: &Request, cwd: &Path) -> Result<(), String> {
+    let target = Target::parse(url)?;
+    let token = std::env::var(&config.remote.token_env)
+        .ok()
+        .filter(|t| !t.trim().is_empty())
+        .ok_or_else(|| format!("${} is not set", config.remote.token_env))?;
+    let body = json!({
+        "tool_name": request.tool,
+        "tool_input": request.input,
+        "cwd": cwd.display().to_string(),
+        "agent_session": request.session,
+    });
+    let timeout = Duration::from_millis(config.remote.timeout_ms);
+    let a = runtime()?.block_on(call_within(
+        timeout,
+        &target,
+        "POST",
+        "/v1/taint",
+        Some(token.trim()),
+        Some(&body),
+    ))?;
+    if a.status == 200 {
+        Ok(())
+    } else {
+        Err(a.error())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets() {
+        assert_eq!(
+            Target::parse("http://127.0.0.1:7480").unwrap(),
+            Target::Tcp("127.0.0.1:7480".into())
+        );
+        assert_eq!(
+            Target::parse("unix:/run/b.sock").unwrap(),
+            Target::Unix("/run/b.sock".into())
+        );
+        assert_eq!(
+            Target::parse("unix:///run/b.sock").unwrap(),
+            Target::Unix("/run/b.sock".into())
+        );
+        assert!(Target::parse("unix:rel.sock").is_err());
+        assert!(Target::parse("https://x:1").is_err());
+        assert!(Target::parse("http://x:1/path").is_err());
+        assert_eq!(
+            Target::parse_listen("127.0.0.1:0").unwrap(),
+            Target::Tcp("127.0.0.1:0".into())
+        );
+    }
+
+    #[test]
+    fn answers() {
+        let d = answer_decision(&json!({"decision": "deny", "reason": "r"})).unwrap();
+        assert_eq!(d.permission, Permission::Deny);
+        assert!(answer_decision(&json!({"decision": "pending"})).is_none());
+        assert!(answer_decision(&json!({})).is_none());
+    }
+}

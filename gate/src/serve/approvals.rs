@@ -1,0 +1,210 @@
+//! Human approval in the daemon: a pending approval with a short id, a log
+//! line and an optional webhook; answered from the admin API; expired (and
+//! so denied) after `serve.approval_timeout_s`. Containers long-poll an
+//! approval by id, so a client that reconnects after a daemon restart finds
+//! it where it was.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::store::Approval;
+use super::{ApiError, App};
+use crate::decision::excerpt;
+use crate::taint;
+
+/// The longest a single long poll is held open.
+pub const MAX_POLL: Duration = Duration::from_secs(60);
+
+fn what(a: &Approval) -> String {
+    match &a.command {
+        Some(c) => format!("`{}`", excerpt(c, 120)),
+        None => format!("this {} call", a.tool),
+    }
+}
+
+/// Stores a new pending approval and tells the person. Runs on the
+/// blocking pool (inside the runtime, so the webhook can be spawned).
+pub fn create(
+    app: &Arc<App>,
+    session: &str,
+    tool: &str,
+    command: Option<String>,
+    cwd: Option<String>,
+    reason: &str,
+) -> Result<Approval, ApiError> {
+    let now = taint::now_ms() as i64;
+    let mut a = Approval {
+        id: String::new(),
+        session: session.to_string(),
+        tool: tool.to_string(),
+        command,
+        cwd,
+        reason: reason.to_string(),
+        created_ms: now,
+        expires_ms: now + app.approval_timeout.as_millis() as i64,
+        status: "pending".into(),
+        answered_ms: None,
+        answer: None,
+    };
+    app.db.insert_approval(&mut a).map_err(ApiError::internal)?;
+    app.stats
+        .approvals_created
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    eprintln!(
+        "bashgate serve: approval {id} pending for session {s}: {w} ({r}). Answer with `bashgate approve {id}` or `bashgate deny {id}` within {t} s.",
+        id = a.id,
+        s = a.session,
+        w = what(&a),
+        r = a.reason,
+        t = app.approval_timeout.as_secs()
+    );
+    if let Some(hook) = &app.webhook {
+        let hook = hook.clone();
+        let body = notification(&a);
+        tokio::runtime::Handle::current().spawn(async move { hook.post(body).await });
+    }
+    Ok(a)
+}
+
+/// The webhook's JSON body for a pending approval.
+pub fn notification(a: &Approval) -> Value {
+    json!({
+        "event": "approval_pending",
+        "id": a.id,
+        "session": a.session,
+        "tool": a.tool,
+        "command": a.command,
+        "cwd": a.cwd,
+        "reason": a.reason,
+        "created_ms": a.created_ms,
+        "expires_ms": a.expires_ms,
+        "approve": format!("bashgate approve {}", a.id),
+        "deny": format!("bashgate deny {}", a.id),
+    })
+}
+
+/// What a container is told about an approval: `pending`, or the final
+/// decision with a reason.
+pub fn answer_json(a: &Approval) -> Value {
+    let now = taint::now_ms() as i64;
+    let note = a
+        .answer
+        .as_deref()
+        .filter(|n| !n.is_empty())
+        .map(|n| format!(" Their note: {n}"))
+        .unwrap_or_default();
+    let (decision, reason) = match a.status.as_str() {
+        "approved" => (
+            "allow",
+            format!(
+                "bashgate allowed {}: a person approved it (approval {}).{note}",
+                what(a),
+                a.id
+            ),
+        ),
+        "denied" => (
+            "deny",
+            format!(
+                "bashgate stopped {}: a person denied it (approval {}).{note} Do not retry it; \
+                 ask the person what to do instead.",
+                what(a),
+                a.id
+            ),
+        ),
+        "pending" if a.expires_ms > now => ("pending", a.reason.clone()),
+        _ => (
+            "deny",
+            format!(
+                "bashgate stopped {}: nobody answered approval {} within {} s, so it is denied. \
+                 Ask the person to watch for approvals (`bashgate pending` on the host) and retry.",
+                what(a),
+                a.id,
+                ((a.expires_ms - a.created_ms) / 1000).max(0)
+            ),
+        ),
+    };
+    let mut v = json!({
+        "decision": decision,
+        "reason": reason,
+        "approval": {
+            "id": a.id,
+            "status": a.status,
+            "expires_in_ms": (a.expires_ms - now).max(0),
+        }
+    });
+    if decision == "pending" {
+        v["rule"] = json!(crate::rules::NEEDS_HUMAN);
+    }
+    v
+}
+
+/// Waits until the approval is answered or expires, or `wait` runs out;
+/// returns its state then. The approval must belong to `session`.
+pub async fn wait(
+    app: Arc<App>,
+    id: String,
+    session: String,
+    wait: Duration,
+) -> Result<Approval, ApiError> {
+    let deadline = tokio::time::Instant::now() + wait.min(MAX_POLL);
+    let mut rx = app.changes.subscribe();
+    loop {
+        rx.mark_unchanged();
+        let (db, id2) = (app.db.clone(), id.clone());
+        let a = super::blocking(move || db.approval(&id2).map_err(ApiError::internal)).await?;
+        let a = match a {
+            Some(a) if a.session == session => a,
+            // Another session's approval is as absent as a missing one.
+            _ => {
+                return Err(ApiError::new(
+                    axum::http::StatusCode::NOT_FOUND,
+                    format!("no approval `{id}` in this session"),
+                ))
+            }
+        };
+        let now = taint::now_ms() as i64;
+        if a.status != "pending" || a.expires_ms <= now {
+            return Ok(a);
+        }
+        let until_expiry = Duration::from_millis((a.expires_ms - now) as u64);
+        let stop = deadline.min(tokio::time::Instant::now() + until_expiry);
+        if tokio::time::Instant::now() >= deadline {
+            return Ok(a);
+        }
+        // Woken by any approval change, or at the expiry or the deadline.
+        let _ = tokio::time::timeout_at(stop, rx.changed()).await;
+        if tokio::time::Instant::now() >= deadline {
+            let (db, id2) = (app.db.clone(), id.clone());
+            let a = super::blocking(move || db.approval(&id2).map_err(ApiError::internal)).await?;
+            return a.ok_or_else(|| ApiError::internal("the approval disappeared"));
+        }
+    }
+}
+
+/// Expires overdue approvals every half second and tells the waiters.
+pub async fn sweep(app: Arc<App>) {
+    let mut tick = tokio::time::interval(Duration::from_millis(500));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let db = app.db.clone();
+        match tokio::task::spawn_blocking(move || db.expire_due()).await {
+            Ok(Ok(due)) if !due.is_empty() => {
+                for a in &due {
+                    eprintln!(
+                        "bashgate serve: approval {} for session {} expired unanswered: {} is denied",
+                        a.id,
+                        a.session,
+                        what(a)
+                    );
+                }
+                app.changed();
+            }
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => eprintln!("bashgate serve: cannot expire approvals: {e}"),
+            Err(e) => eprintln!("bashgate serve: cannot expire approvals: {e}"),
+        }
+    }
+}

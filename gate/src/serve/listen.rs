@@ -1,0 +1,189 @@
+//! The daemon's sockets. The admin socket is created mode 0600 in a
+//! directory only its owner can write, and accepts connections only from
+//! processes of the same user. The container socket (mode 0666, so
+//! containers running as other users can connect; every request still needs
+//! a session token) or loopback TCP port is the one handed to containers.
+
+use std::io;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use axum::serve::Listener;
+use axum::Router;
+use tokio::net::{TcpListener, UnixListener, UnixStream};
+
+use crate::remote::Target;
+
+/// This process's user id (the owner of a file it creates).
+fn my_uid() -> Result<u32, String> {
+    let f = tempfile::tempfile().map_err(|e| format!("cannot create a temporary file: {e}"))?;
+    f.metadata()
+        .map(|m| m.uid())
+        .map_err(|e| format!("cannot read a temporary file's owner: {e}"))
+}
+
+/// Removes a socket left by a daemon that did not stop cleanly; refuses to
+/// replace a live socket or anything that is not a socket.
+fn clear_stale(path: &Path) -> Result<(), String> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!("cannot inspect {}: {e}", path.display())),
+        Ok(m) if m.file_type().is_socket() => {
+            if std::os::unix::net::UnixStream::connect(path).is_ok() {
+                return Err(format!(
+                    "another process is listening on {}; stop the other `bashgate serve` first",
+                    path.display()
+                ));
+            }
+            std::fs::remove_file(path)
+                .map_err(|e| format!("cannot remove the stale socket {}: {e}", path.display()))
+        }
+        Ok(_) => Err(format!(
+            "{} exists and is not a socket; move it away or choose another path",
+            path.display()
+        )),
+    }
+}
+
+fn set_mode(path: &Path, mode: u32) -> Result<(), String> {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .map_err(|e| format!("cannot set the mode of {}: {e}", path.display()))
+}
+
+/// Accepts only connections from processes of the socket owner's user.
+pub struct AdminListener {
+    inner: UnixListener,
+    uid: u32,
+}
+
+impl Listener for AdminListener {
+    type Io = UnixStream;
+    type Addr = tokio::net::unix::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            let (stream, addr) = Listener::accept(&mut self.inner).await;
+            match stream.peer_cred() {
+                Ok(c) if c.uid() == self.uid => return (stream, addr),
+                Ok(c) => eprintln!(
+                    "bashgate serve: refused an admin connection from uid {} (only uid {} may use the admin socket)",
+                    c.uid(),
+                    self.uid
+                ),
+                Err(e) => eprintln!(
+                    "bashgate serve: refused an admin connection whose peer is unknown: {e}"
+                ),
+            }
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<Self::Addr> {
+        self.inner.local_addr()
+    }
+}
+
+/// Binds the admin socket. Its directory is created 0700 if missing; an
+/// existing directory must belong to this user and not be writable by
+/// group or others (or anyone could replace the socket).
+pub fn admin(path: &Path) -> Result<AdminListener, String> {
+    let uid = my_uid()?;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.exists() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        set_mode(dir, 0o700)?;
+    }
+    let m = std::fs::metadata(dir).map_err(|e| format!("cannot inspect {}: {e}", dir.display()))?;
+    if m.uid() != uid {
+        return Err(format!(
+            "the admin socket's directory {} belongs to uid {}, not to this user (uid {uid}); choose a directory you own (serve.admin_socket)",
+            dir.display(),
+            m.uid()
+        ));
+    }
+    if m.mode() & 0o022 != 0 {
+        return Err(format!(
+            "the admin socket's directory {} is writable by group or others (mode {:o}); run `chmod go-w {}` or choose another directory (serve.admin_socket)",
+            dir.display(),
+            m.mode() & 0o7777,
+            dir.display()
+        ));
+    }
+    clear_stale(path)?;
+    let inner = UnixListener::bind(path)
+        .map_err(|e| format!("cannot listen on {}: {e}", path.display()))?;
+    set_mode(path, 0o600)?;
+    Ok(AdminListener { inner, uid })
+}
+
+/// The container API's listener.
+pub enum ContainerListener {
+    Tcp(TcpListener),
+    Unix(UnixListener, PathBuf),
+}
+
+pub async fn container(target: &Target) -> Result<ContainerListener, String> {
+    match target {
+        Target::Tcp(addr) => {
+            let l = TcpListener::bind(addr.as_str())
+                .await
+                .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+            if let Ok(a) = l.local_addr() {
+                if !a.ip().is_loopback() {
+                    eprintln!(
+                        "bashgate serve: warning: the container API listens on {a}, which is not loopback; \
+                         tokens travel unencrypted, so prefer a unix socket mounted into the containers"
+                    );
+                }
+            }
+            Ok(ContainerListener::Tcp(l))
+        }
+        Target::Unix(path) => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            }
+            clear_stale(path)?;
+            let l = UnixListener::bind(path)
+                .map_err(|e| format!("cannot listen on {}: {e}", path.display()))?;
+            set_mode(path, 0o666)?;
+            Ok(ContainerListener::Unix(l, path.clone()))
+        }
+    }
+}
+
+impl ContainerListener {
+    /// The URL a client uses.
+    pub fn describe(&self) -> String {
+        match self {
+            ContainerListener::Tcp(l) => match l.local_addr() {
+                Ok(a) => format!("http://{a}"),
+                Err(_) => "tcp (address unknown)".into(),
+            },
+            ContainerListener::Unix(_, p) => format!("unix:{}", p.display()),
+        }
+    }
+
+    pub fn socket_path(&self) -> Option<PathBuf> {
+        match self {
+            ContainerListener::Unix(_, p) => Some(p.clone()),
+            ContainerListener::Tcp(_) => None,
+        }
+    }
+
+    pub async fn serve(self, router: Router) -> io::Result<()> {
+        match self {
+            ContainerListener::Tcp(l) => {
+                use axum::serve::ListenerExt;
+                let l = l.tap_io(|s| {
+                    let _ = s.set_nodelay(true);
+                });
+                axum::serve(l, router).await
+            }
+            ContainerListener::Unix(l, _) => axum::serve(l, router).await,
+        }
+    }
+}
