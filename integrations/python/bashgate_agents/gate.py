@@ -24,10 +24,11 @@ log = logging.getLogger("bashgate_agents")
 BIN_ENV = "BASHGATE_BIN"
 """Environment variable naming the bashgate executable (default: `bashgate` on PATH)."""
 
-DEFAULT_TIMEOUT = 330.0
-"""Seconds to wait for bashgate's answer. With `--remote`, the daemon may hold
-a request while a person decides (300 s by default), so the default is longer
-than that; a local check answers in milliseconds."""
+DEFAULT_TIMEOUT = 360.0
+"""Seconds to wait for bashgate's answer. A local check answers in
+milliseconds; with `--remote`, the hook may wait for a person's approval
+(up to `remote.approval_wait_s`, 330 s by default), so the default is longer
+than that."""
 
 _DECISIONS = ("allow", "deny", "ask")
 _STDERR_TAIL = 600
