@@ -5,11 +5,13 @@
 //! own module; integration tests live in `tests/tests/`.
 
 pub mod claude_code;
+pub mod daemon;
 pub mod gate;
 pub mod gate_http;
 pub mod gen;
 pub mod gen_programs;
 pub mod gen_words;
+pub mod http;
 pub mod oracle;
 pub mod oracle_check;
 pub mod oracle_minimize;

@@ -108,8 +108,10 @@ fn err(path: &Path) -> impl Fn(rusqlite::Error) -> String + '_ {
     move |e| format!("daemon database {}: {e}", path.display())
 }
 
+/// An approval row; a pending one past its expiry reads as expired even
+/// before the sweeper has marked it.
 fn approval(r: &rusqlite::Row) -> rusqlite::Result<Approval> {
-    Ok(Approval {
+    let mut a = Approval {
         id: r.get(0)?,
         session: r.get(1)?,
         tool: r.get(2)?,
@@ -121,7 +123,11 @@ fn approval(r: &rusqlite::Row) -> rusqlite::Result<Approval> {
         status: r.get(8)?,
         answered_ms: r.get(9)?,
         answer: r.get(10)?,
-    })
+    };
+    if a.status == "pending" && a.expires_ms <= taint::now_ms() as i64 {
+        a.status = "expired".into();
+    }
+    Ok(a)
 }
 
 const APPROVAL_COLS: &str =

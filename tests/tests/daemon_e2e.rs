@@ -1,0 +1,424 @@
+//! The host daemon end to end: the real `bashgate serve`, the real admin
+//! CLI, and the real `bashgate hook json --remote` / `hook claude --remote`
+//! as a container runs them. No timed assertions: waits are bounded only
+//! to guard against deadlocks.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::os::unix::fs::PermissionsExt;
+use std::sync::mpsc;
+
+use bashgate_tests::daemon::{bash, Daemon, Listen};
+use bashgate_tests::http::{self, Addr};
+use serde_json::{json, Value};
+
+const HOST: &str = "[cop]\napi_key_env = \"BASHGATE_TEST_UNSET_KEY\"\n";
+const CONTAINER: &str = "on_error = \"deny\"\n";
+
+fn approval_id(p: &Value) -> String {
+    p["id"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn safe_commands_never_reach_the_daemon() {
+    let d = Daemon::start(HOST, CONTAINER, Listen::Tcp);
+    let tok = d.session("safe");
+    d.taint("safe", true, true);
+    for c in ["ls -la", "grep -rn curl src/", "cat README.md | wc -l"] {
+        let a = d.hook_json(Some(&tok), &bash(c)).finish();
+        assert_eq!(a.status, 0);
+        assert_eq!(a.decision(), "allow", "{c}: {a:?}");
+    }
+    assert_eq!(d.stats()["container_requests"], 0, "{}", d.stats());
+    // A command that is not provably local goes to the daemon.
+    let out = d.cli(&["session", "taint", "safe", "--clear"]);
+    assert!(out.status.success(), "{out:?}");
+    let a = d
+        .hook_json(Some(&tok), &bash("curl https://example.com"))
+        .finish();
+    assert_eq!(a.decision(), "allow", "{a:?}");
+    assert_eq!(d.stats()["checks"], 1);
+}
+
+#[test]
+fn a_network_command_in_a_doubly_tainted_session_waits_for_approval() {
+    let d = Daemon::start(HOST, CONTAINER, Listen::Tcp);
+    let tok = d.session("two");
+    d.taint("two", true, true);
+
+    // Approved from the admin socket: allow.
+    let hook = d.hook_json(Some(&tok), &bash("curl https://example.com/a"));
+    let p = d.wait_pending(1);
+    assert_eq!(p[0]["session"], "two");
+    assert_eq!(p[0]["command"], "curl https://example.com/a");
+    let id = approval_id(&p[0]);
+    assert!(
+        d.log().contains(&format!("approval {id} pending")),
+        "{}",
+        d.log()
+    );
+    let out = d.cli(&["approve", &id]);
+    assert!(out.status.success(), "{out:?}");
+    let a = hook.finish();
+    assert_eq!(a.decision(), "allow", "{a:?}");
+    assert!(a.reason().contains(&id), "{a:?}");
+    assert!(
+        a.stderr.contains(&format!("bashgate approve {id}")),
+        "{a:?}"
+    );
+
+    // Denied: deny, with a note.
+    let hook = d.hook_json(Some(&tok), &bash("curl https://example.com/b"));
+    let id = approval_id(&d.wait_pending(1)[0]);
+    let out = d.cli(&["deny", &id, "--note", "use the mirror"]);
+    assert!(out.status.success(), "{out:?}");
+    let a = hook.finish();
+    assert_eq!(a.decision(), "deny", "{a:?}");
+    assert!(a.reason().contains("use the mirror"), "{a:?}");
+
+    // Answered twice, or an unknown id: a clear refusal.
+    let out = d.cli(&["approve", &id]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already denied"));
+    let out = d.cli(&["approve", "nosuch"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no approval"));
+    assert!(d.pending().is_empty());
+}
+
+#[test]
+fn an_unanswered_approval_times_out_and_is_denied() {
+    let d = Daemon::start(
+        &format!("{HOST}[serve]\napproval_timeout_s = 1\n"),
+        CONTAINER,
+        Listen::Tcp,
+    );
+    let tok = d.session("slow");
+    d.taint("slow", true, true);
+    let a = d
+        .hook_json(Some(&tok), &bash("wget https://example.com"))
+        .finish();
+    assert_eq!(a.decision(), "deny", "{a:?}");
+    assert!(a.reason().contains("nobody answered"), "{a:?}");
+    let all = d.cli(&["pending", "--all", "--json"]);
+    let v: Value = serde_json::from_slice(&all.stdout).unwrap();
+    assert_eq!(v["approvals"][0]["status"], "expired");
+}
+
+#[test]
+fn a_restart_keeps_the_pending_approval_and_the_waiting_hook_gets_its_answer() {
+    let mut d = Daemon::start(HOST, CONTAINER, Listen::Unix);
+    assert!(d.url.starts_with("unix:"), "{}", d.url);
+    let tok = d.session("r");
+    d.taint("r", true, true);
+    let hook = d.hook_json(Some(&tok), &bash("curl https://example.com/r"));
+    let id = approval_id(&d.wait_pending(1)[0]);
+    d.restart();
+    // Still pending, taint still set, the token still valid.
+    let p = d.pending();
+    assert_eq!(p.len(), 1);
+    assert_eq!(approval_id(&p[0]), id);
+    let r = d.admin("GET", "/admin/sessions", &Value::Null);
+    assert_eq!(
+        r.body["sessions"][0]["taint"],
+        json!({"corruption": true, "secret": true})
+    );
+    let out = d.cli(&["approve", &id]);
+    assert!(out.status.success(), "{out:?}");
+    let a = hook.finish();
+    assert_eq!(a.decision(), "allow", "{a:?}\n{}", d.log());
+}
+
+#[test]
+fn a_token_reaches_only_its_own_session() {
+    let d = Daemon::start(HOST, CONTAINER, Listen::Tcp);
+    let a_tok = d.session("alice");
+    let b_tok = d.session("bob");
+    d.taint("bob", true, true);
+    let api = d.container();
+    // Naming another session is refused.
+    let r = http::json(
+        &api,
+        "POST",
+        "/v1/check",
+        Some(&a_tok),
+        &json!({"session": "bob", "command": "curl x"}),
+    )
+    .unwrap();
+    assert_eq!(r.status, 403, "{r:?}");
+    assert!(r.error().contains("cannot act on session `bob`"), "{r:?}");
+    let r = http::json(
+        &api,
+        "POST",
+        "/v1/taint",
+        Some(&a_tok),
+        &json!({"session": "bob", "flag": "secret"}),
+    )
+    .unwrap();
+    assert_eq!(r.status, 403, "{r:?}");
+    // Bob's approval cannot be read with Alice's token.
+    let hook = d.hook_json(Some(&b_tok), &bash("curl https://example.com/b"));
+    let id = approval_id(&d.wait_pending(1)[0]);
+    let r = http::json(
+        &api,
+        "GET",
+        &format!("/v1/approvals/{id}"),
+        Some(&a_tok),
+        &Value::Null,
+    )
+    .unwrap();
+    assert_eq!(r.status, 404, "{r:?}");
+    // Alice's taint reports land on Alice only.
+    let r = http::json(
+        &api,
+        "POST",
+        "/v1/taint",
+        Some(&a_tok),
+        &json!({"flag": "corruption", "detail": "read a web page"}),
+    )
+    .unwrap();
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.body["session"], "alice");
+    let r = http::json(&api, "GET", "/v1/session", Some(&a_tok), &Value::Null).unwrap();
+    assert_eq!(
+        r.body["taint"],
+        json!({"corruption": true, "secret": false})
+    );
+    d.cli(&["deny", &id]);
+    assert_eq!(hook.finish().decision(), "deny");
+}
+
+#[test]
+fn container_requests_on_the_admin_api_are_refused() {
+    let d = Daemon::start(HOST, CONTAINER, Listen::Tcp);
+    let tok = d.session("c");
+    // Admin paths on the container listener, with or without a token.
+    for t in [None, Some(tok.as_str())] {
+        let r = http::json(&d.container(), "POST", "/admin/sessions", t, &json!({})).unwrap();
+        assert_eq!(r.status, 403, "{r:?}");
+        assert!(r.error().contains("admin socket"), "{r:?}");
+    }
+    // A session token on the admin socket.
+    let r = http::json(
+        &d.admin_addr(),
+        "GET",
+        "/admin/approvals",
+        Some(&tok),
+        &Value::Null,
+    )
+    .unwrap();
+    assert_eq!(r.status, 403, "{r:?}");
+    assert!(r.error().contains("session tokens"), "{r:?}");
+    // The admin socket is owner-only.
+    let mode = std::fs::metadata(&d.admin_socket)
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+}
+
+#[test]
+fn bad_requests_get_clear_errors_and_the_daemon_keeps_serving() {
+    let d = Daemon::start(
+        &format!("{HOST}[serve]\nmax_body_bytes = 4096\n"),
+        CONTAINER,
+        Listen::Unix,
+    );
+    let tok = d.session("bad");
+    let api = d.container();
+    let post = |token: Option<&str>, body: &[u8]| {
+        http::request(&api, "POST", "/v1/check", token, body).unwrap()
+    };
+    let r = post(Some(&tok), b"{not json");
+    assert_eq!(r.status, 400, "{r:?}");
+    assert!(r.error().contains("not the JSON"), "{r:?}");
+    let r = post(Some(&tok), br#"{"tool_input": "ls"}"#);
+    assert_eq!(r.status, 400, "{r:?}");
+    let r = post(Some(&tok), br#"{"cwd": "/"}"#);
+    assert_eq!(r.status, 400, "{r:?}");
+    assert!(r.error().contains("tool_input"), "{r:?}");
+    let r = post(None, br#"{"command": "ls"}"#);
+    assert_eq!(r.status, 401, "{r:?}");
+    assert!(r.error().contains("Bearer"), "{r:?}");
+    let r = post(Some("bgt_forged"), br#"{"command": "ls"}"#);
+    assert_eq!(r.status, 401, "{r:?}");
+    assert!(r.error().contains("no session"), "{r:?}");
+    let big = format!(r#"{{"command": "{}"}}"#, "x".repeat(64 * 1024));
+    let r = post(Some(&tok), big.as_bytes());
+    assert_eq!(r.status, 413, "{r:?}");
+    assert!(r.error().contains("max_body_bytes"), "{r:?}");
+    let r = http::request(&api, "GET", "/nowhere", Some(&tok), b"").unwrap();
+    assert_eq!(r.status, 404, "{r:?}");
+    // Still alive and deciding.
+    let r = post(Some(&tok), br#"{"command": "curl https://example.com"}"#);
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.body["decision"], "allow");
+    // The admin API explains its errors too.
+    let r = d.admin("POST", "/admin/sessions", &json!({"name": "../x"}));
+    assert_eq!(r.status, 400, "{r:?}");
+    let r = d.admin("POST", "/admin/sessions", &json!({"name": "bad"}));
+    assert_eq!(r.status, 409, "{r:?}");
+    let r = d.admin(
+        "POST",
+        "/admin/sessions/nobody/taint",
+        &json!({"secret": true}),
+    );
+    assert_eq!(r.status, 404, "{r:?}");
+}
+
+#[test]
+fn an_unreachable_daemon_or_a_missing_token_follows_on_error() {
+    let d = Daemon::start(HOST, CONTAINER, Listen::Tcp);
+    let tok = d.session("u");
+    // Nothing listens on this port once the listener is dropped.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    let req = bash("curl https://example.com");
+    let a = d
+        .hook_with(&["hook", "json", "--remote", &url], Some(&tok), &req)
+        .finish();
+    assert_eq!(a.status, 0);
+    assert_eq!(a.decision(), "deny", "{a:?}");
+    assert!(a.reason().contains("bashgate serve"), "{a:?}");
+    assert!(a.reason().contains(&url), "{a:?}");
+    // Safe commands need no daemon at all.
+    let a = d
+        .hook_with(&["hook", "json", "--remote", &url], Some(&tok), &bash("ls"))
+        .finish();
+    assert_eq!(a.decision(), "allow", "{a:?}");
+    // No token.
+    let a = d.hook_json(None, &req).finish();
+    assert_eq!(a.decision(), "deny", "{a:?}");
+    assert!(a.reason().contains("BASHGATE_TOKEN"), "{a:?}");
+    // A token the daemon does not know.
+    let a = d.hook_json(Some("bgt_nope"), &req).finish();
+    assert_eq!(a.decision(), "deny", "{a:?}");
+    assert!(a.reason().contains("no session"), "{a:?}");
+}
+
+#[test]
+fn hook_claude_remote_decides_and_reports_taint() {
+    let d = Daemon::start(HOST, CONTAINER, Listen::Unix);
+    let tok = d.session("cc");
+    let args = ["hook", "claude", "--remote", d.url.as_str()];
+    let event = |name: &str, tool: &str, input: Value| {
+        json!({
+            "session_id": "claude-1", "cwd": "/work", "hook_event_name": name,
+            "tool_name": tool, "tool_input": input, "tool_response": {},
+        })
+    };
+    // Untainted: allowed by the daemon.
+    let a = d
+        .hook_with(
+            &args,
+            Some(&tok),
+            &event(
+                "PreToolUse",
+                "Bash",
+                json!({"command": "curl https://example.com"}),
+            ),
+        )
+        .finish();
+    assert_eq!(
+        a.json["hookSpecificOutput"]["permissionDecision"], "allow",
+        "{a:?}"
+    );
+    // Reading a web page and a secret taints the daemon's session.
+    for (tool, input) in [
+        (
+            "WebFetch",
+            json!({"url": "https://example.com", "prompt": "p"}),
+        ),
+        ("Bash", json!({"command": "cat .env"})),
+    ] {
+        let a = d
+            .hook_with(&args, Some(&tok), &event("PostToolUse", tool, input))
+            .finish();
+        assert_eq!(a.json, json!({}), "{a:?}");
+    }
+    let r = d.admin("GET", "/admin/sessions", &Value::Null);
+    assert_eq!(
+        r.body["sessions"][0]["taint"],
+        json!({"corruption": true, "secret": true}),
+        "{r:?}"
+    );
+    // Now a network command waits for a person.
+    let hook = d.hook_with(
+        &args,
+        Some(&tok),
+        &event(
+            "PreToolUse",
+            "Bash",
+            json!({"command": "curl https://example.com"}),
+        ),
+    );
+    let id = approval_id(&d.wait_pending(1)[0]);
+    d.cli(&["deny", &id]);
+    let a = hook.finish();
+    assert_eq!(
+        a.json["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{a:?}"
+    );
+}
+
+/// A real HTTP server on loopback that records the bodies POSTed to it.
+fn webhook_receiver() -> (String, mpsc::Receiver<Value>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/hook", l.local_addr().unwrap());
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for s in l.incoming() {
+            let Ok(mut s) = s else { continue };
+            let mut r = BufReader::new(s.try_clone().unwrap());
+            let mut len = 0usize;
+            let mut line = String::new();
+            let mut first = String::new();
+            r.read_line(&mut first).unwrap();
+            loop {
+                line.clear();
+                if r.read_line(&mut line).unwrap() == 0 || line == "\r\n" {
+                    break;
+                }
+                let l = line.to_ascii_lowercase();
+                if let Some(v) = l.strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap();
+                }
+            }
+            let mut body = vec![0; len];
+            r.read_exact(&mut body).unwrap();
+            let _ = s.write_all(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
+            let mut v: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            v["_request_line"] = json!(first.trim());
+            let _ = tx.send(v);
+        }
+    });
+    (url, rx)
+}
+
+#[test]
+fn pending_approvals_are_posted_to_the_webhook() {
+    let (url, rx) = webhook_receiver();
+    let d = Daemon::start(
+        &format!("{HOST}[serve]\nwebhook_url = \"{url}\"\n"),
+        CONTAINER,
+        Listen::Tcp,
+    );
+    let tok = d.session("w");
+    d.taint("w", true, true);
+    let hook = d.hook_json(Some(&tok), &bash("curl https://example.com/w"));
+    let v = rx
+        .recv_timeout(bashgate_tests::daemon::GUARD)
+        .expect("the webhook was called");
+    assert_eq!(v["_request_line"], "POST /hook HTTP/1.1");
+    assert_eq!(v["event"], "approval_pending");
+    assert_eq!(v["session"], "w");
+    assert_eq!(v["command"], "curl https://example.com/w");
+    let id = v["id"].as_str().unwrap().to_string();
+    assert_eq!(v["approve"], format!("bashgate approve {id}"));
+    d.cli(&["approve", &id]);
+    assert_eq!(hook.finish().decision(), "allow");
+    let _ = Addr::parse(&d.url);
+}
