@@ -244,6 +244,11 @@ enum InitAgent {
         /// The hook command (default: this executable's path + " hook claude").
         #[arg(long)]
         command: Option<String>,
+        /// Inside a container: the hook asks the host daemon at URL
+        /// (http://127.0.0.1:PORT or unix:/path/to.sock) and waits up to 360 s
+        /// for approvals; the token comes from $BASHGATE_TOKEN.
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
     },
 }
 
@@ -406,8 +411,14 @@ pub fn run() -> ExitCode {
             }
         }
         Command::Init {
-            agent: InitAgent::Claude { dir, user, command },
-        } => crate::commands::init_claude(dir, user, command),
+            agent:
+                InitAgent::Claude {
+                    dir,
+                    user,
+                    command,
+                    remote,
+                },
+        } => crate::commands::init_claude(dir, user, command, remote),
         Command::Audit {
             session,
             tool,

@@ -20,7 +20,18 @@ pub(crate) fn load_config(flag: Option<&Path>) -> Result<(config::Source, Config
     }
 }
 
-pub fn init_claude(dir: Option<PathBuf>, user: bool, command: Option<String>) -> ExitCode {
+pub fn init_claude(
+    dir: Option<PathBuf>,
+    user: bool,
+    command: Option<String>,
+    remote: Option<String>,
+) -> ExitCode {
+    if let Some(url) = &remote {
+        if let Err(e) = crate::remote::Target::parse(url) {
+            eprintln!("bashgate init: --remote {e}");
+            return ExitCode::from(2);
+        }
+    }
     let path = if user {
         match dirs::home_dir() {
             Some(h) => h.join(".claude").join("settings.json"),
@@ -34,8 +45,13 @@ pub fn init_claude(dir: Option<PathBuf>, user: bool, command: Option<String>) ->
             .join(".claude")
             .join("settings.json")
     };
-    let command = command.unwrap_or_else(crate::init::default_command);
-    match crate::init::claude(&path, &command) {
+    let mut command = command.unwrap_or_else(crate::init::default_command);
+    let mut timeout = crate::init::HOOK_TIMEOUT_S;
+    if let Some(url) = &remote {
+        command = format!("{command} --remote {url}");
+        timeout = crate::init::REMOTE_HOOK_TIMEOUT_S;
+    }
+    match crate::init::claude_with_timeout(&path, &command, timeout) {
         Ok(change) => {
             let what = match change {
                 crate::init::Change::Created => "created",

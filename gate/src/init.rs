@@ -17,8 +17,18 @@ pub enum Change {
     Unchanged,
 }
 
+/// The hook timeout written for `--remote` hooks, in seconds: above the
+/// longest wait for a person (`remote.approval_wait_s`, 330 s by default).
+pub const REMOTE_HOOK_TIMEOUT_S: u64 = 360;
+
 /// Merges the hook entries into the settings file at `path`.
+#[cfg(test)]
 pub fn claude(path: &Path, command: &str) -> Result<Change, String> {
+    claude_with_timeout(path, command, HOOK_TIMEOUT_S)
+}
+
+/// `claude` with a given hook timeout (seconds).
+pub fn claude_with_timeout(path: &Path, command: &str, timeout: u64) -> Result<Change, String> {
     let existed = path.exists();
     let mut root: Value = if existed {
         let text = std::fs::read_to_string(path)
@@ -68,7 +78,7 @@ pub fn claude(path: &Path, command: &str) -> Result<Change, String> {
                 "hooks": [{
                     "type": "command",
                     "command": command,
-                    "timeout": HOOK_TIMEOUT_S,
+                    "timeout": timeout,
                 }]
             }));
             changed = true;

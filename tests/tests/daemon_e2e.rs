@@ -422,3 +422,31 @@ fn pending_approvals_are_posted_to_the_webhook() {
     assert_eq!(hook.finish().decision(), "allow");
     let _ = Addr::parse(&d.url);
 }
+
+#[test]
+fn init_claude_remote_writes_a_remote_hook_with_a_long_timeout() {
+    let d = Daemon::start(HOST, CONTAINER, Listen::Tcp);
+    let dir = d.sandbox.project();
+    let out = d.cli(&[
+        "init",
+        "claude",
+        "--dir",
+        dir.to_str().unwrap(),
+        "--command",
+        "bashgate hook claude",
+        "--remote",
+        "unix:/run/bashgate/bashgate.sock",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(".claude/settings.json")).unwrap())
+            .unwrap();
+    let h = &v["hooks"]["PreToolUse"][0]["hooks"][0];
+    assert_eq!(
+        h["command"],
+        "bashgate hook claude --remote unix:/run/bashgate/bashgate.sock"
+    );
+    assert_eq!(h["timeout"], 360);
+    let out = d.cli(&["init", "claude", "--remote", "ftp://x"]);
+    assert!(!out.status.success());
+}

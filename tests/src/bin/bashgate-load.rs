@@ -1,0 +1,199 @@
+//! Load test of the host daemon: starts the real `bashgate serve` on a
+//! loopback port, creates a session, and sends checks to its container API
+//! from many concurrent clients (one connection per check, as the hooks
+//! do). Prints p50 / p90 / p99 / max latency and the throughput; exits 1
+//! if any check failed.
+//!
+//! ```text
+//! cargo build --release -p bashgate -p bashgate-tests --bin bashgate --bin bashgate-load
+//! target/release/bashgate-load --checks 1000 --clients 50
+//! ```
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use bashgate_tests::http::{self, Addr};
+use serde_json::{json, Value};
+
+/// Commands the checks rotate through: none is `safe`, so each is decided
+/// by the daemon's full engine (policy layers, taint, audit).
+const COMMANDS: &[&str] = &[
+    "curl -s https://example.com/api",
+    "npm install left-pad",
+    "./configure && make -j4",
+    "python3 -c 'print(1)'",
+    "git fetch origin && git status",
+];
+
+struct Args {
+    bashgate: PathBuf,
+    checks: usize,
+    clients: usize,
+}
+
+fn args() -> Result<Args, String> {
+    let sibling = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(|d| d.join("bashgate")));
+    let mut a = Args {
+        bashgate: sibling.unwrap_or_else(|| PathBuf::from("bashgate")),
+        checks: 1000,
+        clients: 50,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or(format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--bashgate" => a.bashgate = PathBuf::from(value()?),
+            "--checks" => a.checks = value()?.parse().map_err(|e| format!("--checks: {e}"))?,
+            "--clients" => a.clients = value()?.parse().map_err(|e| format!("--clients: {e}"))?,
+            "-h" | "--help" => {
+                return Err(
+                    "usage: bashgate-load [--bashgate PATH] [--checks N] [--clients N]".into(),
+                )
+            }
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    if a.clients == 0 || a.checks < a.clients {
+        return Err("need at least one client and one check per client".into());
+    }
+    Ok(a)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn main() {
+    let a = match args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("bashgate-load: {e}");
+            std::process::exit(2);
+        }
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("bashgate.toml");
+    std::fs::write(&config, "[cop]\napi_key_env = \"BASHGATE_LOAD_NO_KEY\"\n").unwrap();
+    let admin = dir.path().join("admin").join("admin.sock");
+    let mut daemon = Command::new(&a.bashgate)
+        .args(["serve", "--listen", "127.0.0.1:0", "--admin-socket"])
+        .arg(&admin)
+        .env("BASHGATE_CONFIG", &config)
+        .env("BASHGATE_STATE_DIR", dir.path().join("state"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| {
+            eprintln!(
+                "bashgate-load: cannot run {}: {e} (build it, or pass --bashgate PATH)",
+                a.bashgate.display()
+            );
+            std::process::exit(2);
+        });
+    let mut line = String::new();
+    BufReader::new(daemon.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split("container API on ")
+        .nth(1)
+        .and_then(|r| r.split(';').next())
+        .unwrap_or_else(|| {
+            let _ = daemon.kill();
+            eprintln!("bashgate-load: the daemon did not start: {line}");
+            std::process::exit(1);
+        })
+        .to_string();
+    let created = http::json(
+        &Addr::Unix(admin.clone()),
+        "POST",
+        "/admin/sessions",
+        None,
+        &json!({"name": "load"}),
+    )
+    .expect("admin socket");
+    let token = created.body["token"].as_str().unwrap().to_string();
+    let api = Addr::parse(&url);
+
+    let per_client = a.checks / a.clients;
+    let extra = a.checks % a.clients;
+    let barrier = Arc::new(Barrier::new(a.clients));
+    let start = Instant::now();
+    let handles: Vec<_> = (0..a.clients)
+        .map(|c| {
+            let (api, token, barrier) = (api.clone(), token.clone(), barrier.clone());
+            let n = per_client + usize::from(c < extra);
+            std::thread::spawn(move || {
+                barrier.wait();
+                let mut lat = Vec::with_capacity(n);
+                let mut errors = Vec::new();
+                for i in 0..n {
+                    let cmd = COMMANDS[(c + i) % COMMANDS.len()];
+                    let body = json!({"tool_name": "Bash", "tool_input": {"command": cmd}, "cwd": "/work"});
+                    let t = Instant::now();
+                    let r = http::json(&api, "POST", "/v1/check", Some(&token), &body);
+                    lat.push(t.elapsed());
+                    match r {
+                        Ok(r) if r.status == 200 && r.body["decision"] == "allow" => {}
+                        Ok(r) => errors.push(format!("{} {}", r.status, r.body)),
+                        Err(e) => errors.push(e.to_string()),
+                    }
+                }
+                (lat, errors)
+            })
+        })
+        .collect();
+    let mut lat = Vec::new();
+    let mut errors = Vec::new();
+    for h in handles {
+        let (l, e) = h.join().expect("client thread");
+        lat.extend(l);
+        errors.extend(e);
+    }
+    let wall = start.elapsed();
+    let stats: Value = http::json(
+        &Addr::Unix(admin),
+        "GET",
+        "/admin/stats",
+        None,
+        &Value::Null,
+    )
+    .map(|r| r.body)
+    .unwrap_or(Value::Null);
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+    lat.sort();
+    println!(
+        "{} checks from {} concurrent clients over loopback TCP in {:.2} s ({:.0} checks/s)",
+        lat.len(),
+        a.clients,
+        wall.as_secs_f64(),
+        lat.len() as f64 / wall.as_secs_f64()
+    );
+    println!(
+        "latency: p50 {}  p90 {}  p99 {}  max {}",
+        ms(percentile(&lat, 0.50)),
+        ms(percentile(&lat, 0.90)),
+        ms(percentile(&lat, 0.99)),
+        ms(*lat.last().unwrap())
+    );
+    println!("daemon counters: {stats}");
+    println!("errors: {}", errors.len());
+    for e in errors.iter().take(10) {
+        println!("  {e}");
+    }
+    if !errors.is_empty() {
+        std::process::exit(1);
+    }
+}
