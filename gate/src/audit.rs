@@ -107,32 +107,42 @@ impl Audit {
     }
 
     pub fn write(&self, r: &Record) -> Result<(), String> {
-        let c = self
+        self.write_all(std::slice::from_ref(r))
+    }
+
+    /// Writes records in one transaction (the daemon batches its decisions).
+    pub fn write_all(&self, records: &[Record]) -> Result<(), String> {
+        let mut c = self
             .open()
             .map_err(|e| format!("cannot open {}: {e}", self.path.display()))?;
-        c.execute(
-            "INSERT INTO decisions (time, unix_ms, session, event, tool, command, cwd, verdict,
-                findings, corruption, secret, layer, rule, decision, reason)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-            params![
-                r.time,
-                r.unix_ms,
-                r.session,
-                r.event,
-                r.tool,
-                r.command,
-                r.cwd,
-                r.verdict,
-                r.findings,
-                r.corruption,
-                r.secret,
-                r.layer,
-                r.rule,
-                r.decision,
-                r.reason
-            ],
-        )
-        .map_err(|e| format!("cannot write to {}: {e}", self.path.display()))?;
+        let failed = |e: rusqlite::Error| format!("cannot write to {}: {e}", self.path.display());
+        let tx = c.transaction().map_err(failed)?;
+        for r in records {
+            tx.execute(
+                "INSERT INTO decisions (time, unix_ms, session, event, tool, command, cwd, verdict,
+                    findings, corruption, secret, layer, rule, decision, reason)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                params![
+                    r.time,
+                    r.unix_ms,
+                    r.session,
+                    r.event,
+                    r.tool,
+                    r.command,
+                    r.cwd,
+                    r.verdict,
+                    r.findings,
+                    r.corruption,
+                    r.secret,
+                    r.layer,
+                    r.rule,
+                    r.decision,
+                    r.reason
+                ],
+            )
+            .map_err(failed)?;
+        }
+        tx.commit().map_err(failed)?;
         let wal = PathBuf::from(format!("{}-wal", self.path.display()));
         if std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_CHECKPOINT_BYTES) {
             // Best effort: a busy database is checkpointed by a later write.

@@ -120,10 +120,23 @@ struct CheckBody {
     agent_session: Option<String>,
 }
 
-fn gate(app: &App) -> Gate {
-    let mut g = Gate::with_store(app.config.clone(), Box::new(DbStore(app.db.clone())));
-    g.config_file = app.config_file.clone();
-    g
+thread_local! {
+    /// One gate per blocking thread: its tables (catalog lookups, secret
+    /// paths, the Cop client) are built once, not per check. The state it
+    /// reads is in the database, not in the gate.
+    static GATE: std::cell::OnceCell<Gate> = const { std::cell::OnceCell::new() };
+}
+
+/// Runs `f` with this thread's gate for `app`.
+fn with_gate<T>(app: &App, f: impl FnOnce(&Gate) -> T) -> T {
+    GATE.with(|cell| {
+        let g = cell.get_or_init(|| {
+            let mut g = Gate::with_store(app.config.clone(), Box::new(DbStore(app.db.clone())));
+            g.config_file = app.config_file.clone();
+            g
+        });
+        f(g)
+    })
 }
 
 async fn check(
@@ -155,13 +168,13 @@ async fn check(
             session: session.clone(),
             cwd: Some(cwd.clone()),
         };
-        let outcome = hook_json::decide(&gate(&app), &request, &cwd);
-        if let Some(path) = &app.audit {
+        let outcome = with_gate(&app, |g| hook_json::decide(g, &request, &cwd));
+        if let Some(auditor) = &app.audit {
             let mut r = hook_json::outcome_record(&request, "daemon-check", &cwd, &outcome);
             if let Some(a) = &body.agent_session {
                 r.reason = format!("{} [agent session {a}]", r.reason);
             }
-            crate::hook::write_audit(path, r);
+            auditor.record(r);
         }
         let d = &outcome.decision;
         if d.permission == Permission::Ask {
@@ -259,8 +272,7 @@ async fn report_taint(
                     tool: &tool,
                     input: &input,
                 };
-                gate(&app)
-                    .record(&call)
+                with_gate(&app, |g| g.record(&call))
                     .map_err(|e| ApiError::internal(e.to_string()))?
             }
             _ => {

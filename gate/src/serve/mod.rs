@@ -14,6 +14,7 @@
 mod admin;
 mod api;
 mod approvals;
+mod auditor;
 mod listen;
 pub mod store;
 mod webhook;
@@ -63,7 +64,7 @@ pub struct App {
     pub config: Config,
     pub config_file: Option<PathBuf>,
     pub db: Arc<Db>,
-    pub audit: Option<PathBuf>,
+    pub audit: Option<auditor::Auditor>,
     pub approval_timeout: Duration,
     /// Bumped whenever an approval changes state; long polls wait on it.
     pub changes: watch::Sender<u64>,
@@ -188,7 +189,7 @@ async fn serve(config: Config, config_file: Option<PathBuf>, flags: Flags) -> Re
     let audit = config
         .audit
         .enabled
-        .then(|| crate::hook::audit_path(&config));
+        .then(|| auditor::Auditor::start(crate::hook::audit_path(&config)));
     let webhook = match &config.serve.webhook_url {
         Some(url) => Some(webhook::Webhook::new(
             url,
