@@ -212,8 +212,14 @@ async fn approval(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
     Path(id): Path<String>,
-    Query(q): Query<WaitQuery>,
+    q: Result<Query<WaitQuery>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult {
+    let Query(q) = q.map_err(|e| {
+        ApiError::bad_request(format!(
+            "bad query string ({}); use ?wait_ms=MILLISECONDS",
+            e.body_text()
+        ))
+    })?;
     let a2 = app.clone();
     let session = blocking(move || authenticate(&a2, &headers)).await?;
     let wait = Duration::from_millis(q.wait_ms.unwrap_or(0));
