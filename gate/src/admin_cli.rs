@@ -111,6 +111,18 @@ pub fn session_list(config: &Config, socket: Option<&Path>, json_out: bool) -> E
     finish(r, "session list")
 }
 
+pub fn session_delete(config: &Config, socket: Option<&Path>, name: &str) -> ExitCode {
+    let r = admin(
+        config,
+        socket,
+        "DELETE",
+        &format!("/admin/sessions/{name}"),
+        None,
+    )
+    .map(|_| println!("session {name} deleted; its token no longer works"));
+    finish(r, "session delete")
+}
+
 pub fn session_taint(
     config: &Config,
     socket: Option<&Path>,

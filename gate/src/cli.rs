@@ -173,6 +173,9 @@ enum SessionAction {
         #[arg(long)]
         json: bool,
     },
+    /// Delete a session: its token stops working, its pending approvals
+    /// are denied.
+    Delete { name: String },
     /// Set or clear a session's taint.
     Taint {
         name: String,
@@ -370,6 +373,9 @@ pub fn run() -> ExitCode {
                     crate::admin_cli::session_create(&config, sock, name, json)
                 }
                 SessionAction::List { json } => crate::admin_cli::session_list(&config, sock, json),
+                SessionAction::Delete { name } => {
+                    crate::admin_cli::session_delete(&config, sock, &name)
+                }
                 SessionAction::Taint {
                     name,
                     corruption,

@@ -450,3 +450,29 @@ fn init_claude_remote_writes_a_remote_hook_with_a_long_timeout() {
     let out = d.cli(&["init", "claude", "--remote", "ftp://x"]);
     assert!(!out.status.success());
 }
+
+#[test]
+fn a_deleted_session_loses_its_token_and_its_pending_approvals() {
+    let d = Daemon::start(HOST, CONTAINER, Listen::Tcp);
+    let tok = d.session("gone");
+    d.taint("gone", true, true);
+    let hook = d.hook_json(Some(&tok), &bash("curl https://example.com/gone"));
+    d.wait_pending(1);
+    let out = d.cli(&["session", "delete", "gone"]);
+    assert!(out.status.success(), "{out:?}");
+    // The waiting hook is told the approval was denied (or that its token
+    // is gone, if it asks again after the deletion): never allow.
+    let a = hook.finish();
+    assert_eq!(a.decision(), "deny", "{a:?}");
+    let r = http::json(
+        &d.container(),
+        "GET",
+        "/v1/session",
+        Some(&tok),
+        &Value::Null,
+    )
+    .unwrap();
+    assert_eq!(r.status, 401, "{r:?}");
+    let out = d.cli(&["session", "delete", "gone"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no session"));
+}

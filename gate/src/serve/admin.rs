@@ -2,7 +2,8 @@
 //!
 //! - `POST /admin/sessions` `{"name"?}`: a new session and its token (shown
 //!   once; only its hash is stored). `GET /admin/sessions`: all sessions
-//!   with their taint.
+//!   with their taint. `DELETE /admin/sessions/NAME`: the token stops
+//!   working and the session's pending approvals are denied.
 //! - `POST /admin/sessions/NAME/taint` `{"corruption"?, "secret"?,
 //!   "detail"?}` sets taint; `DELETE` clears it (and the Cop cache).
 //! - `GET /admin/approvals?all=true`: pending (or all) approvals.
@@ -17,7 +18,7 @@ use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
@@ -29,6 +30,7 @@ use crate::taint::{self, SessionState, Source};
 pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/admin/sessions", post(create_session).get(list_sessions))
+        .route("/admin/sessions/{name}", delete(delete_session))
         .route(
             "/admin/sessions/{name}/taint",
             post(set_taint).delete(clear_taint),
@@ -118,6 +120,18 @@ async fn list_sessions(State(app): State<Arc<App>>) -> ApiResult {
         Ok(Json(json!({ "sessions": rows })))
     })
     .await
+}
+
+async fn delete_session(State(app): State<Arc<App>>, Path(name): Path<String>) -> ApiResult {
+    let app2 = app.clone();
+    let n2 = name.clone();
+    let deleted = blocking(move || app2.db.delete_session(&n2).map_err(ApiError::internal)).await?;
+    if !deleted {
+        return Err(no_session(&name));
+    }
+    app.changed();
+    eprintln!("bashgate serve: session {name} deleted; its token no longer works");
+    Ok(Json(json!({ "session": name, "deleted": true })))
 }
 
 #[derive(Deserialize, Default)]

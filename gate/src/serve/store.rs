@@ -224,6 +224,23 @@ impl Db {
             .collect())
     }
 
+    /// Deletes a session (its token stops working) and denies its pending
+    /// approvals; `false` when there is no such session.
+    pub fn delete_session(&self, name: &str) -> Result<bool, String> {
+        let now = taint::now_ms() as i64;
+        self.with(|c| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let n = tx.execute("DELETE FROM sessions WHERE name = ?1", params![name])?;
+            tx.execute(
+                "UPDATE approvals SET status = 'denied', answered_ms = ?2, answer = 'the session was deleted'
+                 WHERE session = ?1 AND status = 'pending'",
+                params![name, now],
+            )?;
+            tx.commit()?;
+            Ok(n == 1)
+        })
+    }
+
     /// Applies `f` to a session's state in one transaction; `None` when
     /// the session does not exist.
     pub fn update_state<T>(
