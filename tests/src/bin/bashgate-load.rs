@@ -7,6 +7,7 @@
 //! ```text
 //! cargo build --release -p bashgate -p bashgate-tests --bin bashgate --bin bashgate-load
 //! target/release/bashgate-load --checks 1000 --clients 50
+//! target/release/bashgate-load --checks 1000 --clients 50 --unix
 //! ```
 
 use std::io::{BufRead, BufReader};
@@ -32,6 +33,8 @@ struct Args {
     bashgate: PathBuf,
     checks: usize,
     clients: usize,
+    /// Listen on a unix socket instead of loopback TCP.
+    unix: bool,
 }
 
 fn args() -> Result<Args, String> {
@@ -42,6 +45,7 @@ fn args() -> Result<Args, String> {
         bashgate: sibling.unwrap_or_else(|| PathBuf::from("bashgate")),
         checks: 1000,
         clients: 50,
+        unix: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -50,9 +54,11 @@ fn args() -> Result<Args, String> {
             "--bashgate" => a.bashgate = PathBuf::from(value()?),
             "--checks" => a.checks = value()?.parse().map_err(|e| format!("--checks: {e}"))?,
             "--clients" => a.clients = value()?.parse().map_err(|e| format!("--clients: {e}"))?,
+            "--unix" => a.unix = true,
             "-h" | "--help" => {
                 return Err(
-                    "usage: bashgate-load [--bashgate PATH] [--checks N] [--clients N]".into(),
+                    "usage: bashgate-load [--bashgate PATH] [--checks N] [--clients N] [--unix]"
+                        .into(),
                 )
             }
             other => return Err(format!("unknown argument `{other}`")),
@@ -85,8 +91,16 @@ fn main() {
     let config = dir.path().join("bashgate.toml");
     std::fs::write(&config, "[cop]\napi_key_env = \"BASHGATE_LOAD_NO_KEY\"\n").unwrap();
     let admin = dir.path().join("admin").join("admin.sock");
+    let listen = if a.unix {
+        format!(
+            "unix:{}",
+            dir.path().join("ctr").join("bashgate.sock").display()
+        )
+    } else {
+        "127.0.0.1:0".to_string()
+    };
     let mut daemon = Command::new(&a.bashgate)
-        .args(["serve", "--listen", "127.0.0.1:0", "--admin-socket"])
+        .args(["serve", "--listen", &listen, "--admin-socket"])
         .arg(&admin)
         .env("BASHGATE_CONFIG", &config)
         .env("BASHGATE_STATE_DIR", dir.path().join("state"))
@@ -175,9 +189,14 @@ fn main() {
     let _ = daemon.wait();
     lat.sort();
     println!(
-        "{} checks from {} concurrent clients over loopback TCP in {:.2} s ({:.0} checks/s)",
+        "{} checks from {} concurrent clients over {} in {:.2} s ({:.0} checks/s)",
         lat.len(),
         a.clients,
+        if a.unix {
+            "a unix socket"
+        } else {
+            "loopback TCP"
+        },
         wall.as_secs_f64(),
         lat.len() as f64 / wall.as_secs_f64()
     );
