@@ -95,6 +95,10 @@ pub struct Entry {
     /// A bash builtin that evaluates variable names, subscripts included.
     #[serde(default)]
     pub evaluates_names: bool,
+    /// Given options only (no operands, input from a redirect), it prints
+    /// nothing but numbers: safe to evaluate arithmetically (`wc -l < f`).
+    #[serde(default)]
+    pub prints_numbers: bool,
     /// A POSIX shell (dash on Debian): bash's grammar holds except for the
     /// few constructs the two read differently.
     #[serde(default)]

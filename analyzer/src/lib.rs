@@ -21,6 +21,7 @@ pub mod ir;
 pub mod limits;
 mod lower;
 mod parse;
+mod repair;
 mod resolve;
 pub mod rules;
 mod scripts;

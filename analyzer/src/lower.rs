@@ -34,6 +34,18 @@ pub struct Lowered {
     pub prompt_expansions: Vec<Span>,
     /// `[ -v 'a[$(cmd)]' ]`: a tested name whose subscript runs a command.
     pub subscript_tests: Vec<Span>,
+    /// `$(( $(cmd) ))`: a substitution whose output bash evaluates as an
+    /// arithmetic expression, subscripts (and so commands) included.
+    pub arith_outputs: Vec<ArithOutput>,
+}
+
+/// A command substitution inside arithmetic.
+pub struct ArithOutput {
+    pub span: Span,
+    /// The program, when the substitution is one simple command given
+    /// only static options and input redirects (`$(wc -l < f)`): whether
+    /// its output is a number is then the catalog's to say.
+    pub sole_program: Option<String>,
 }
 
 pub fn lower(root: Node, src: &str, max_depth: usize) -> Lowered {
@@ -43,6 +55,7 @@ pub fn lower(root: Node, src: &str, max_depth: usize) -> Lowered {
         loop_vars: Vec::new(),
         prompt_expansions: Vec::new(),
         subscript_tests: Vec::new(),
+        arith_outputs: Vec::new(),
         src,
         max_depth,
         errors: Vec::new(),
@@ -60,6 +73,7 @@ pub fn lower(root: Node, src: &str, max_depth: usize) -> Lowered {
         loop_vars: l.loop_vars,
         prompt_expansions: l.prompt_expansions,
         subscript_tests: l.subscript_tests,
+        arith_outputs: l.arith_outputs,
     }
 }
 
@@ -137,6 +151,7 @@ struct Lowerer<'a> {
     loop_vars: Vec<(String, Span, bool)>,
     prompt_expansions: Vec<Span>,
     subscript_tests: Vec<Span>,
+    arith_outputs: Vec<ArithOutput>,
     max_depth: usize,
     /// Inside a double-quoted string (changes backquote unescaping).
     in_double_quotes: bool,
@@ -541,6 +556,12 @@ impl<'a> Lowerer<'a> {
                         s.words.pop();
                     }
                 }
+                // The same when the grammar folded `{fd}` into the redirect
+                // before it: `cmd <in {fd}>out`.
+                arg_words.retain(|w| {
+                    let names_fd = w.static_value().is_some_and(|t| is_fd_variable(&t));
+                    !(names_fd && redirects.iter().any(|r| r.span.start == w.span.end))
+                });
                 s.words.extend(arg_words);
                 s.words.sort_by_key(|w| w.span.start);
                 s.redirects.extend(redirects);
@@ -1245,7 +1266,15 @@ impl<'a> Lowerer<'a> {
                 break;
             }
             match node.kind() {
-                "command_substitution" | "process_substitution" => continue,
+                "command_substitution" => {
+                    let sole_program = self.sole_program(node);
+                    self.arith_outputs.push(ArithOutput {
+                        span: span(node),
+                        sole_program,
+                    });
+                    continue;
+                }
+                "process_substitution" => continue,
                 "variable_name" => {
                     self.arith_refs
                         .push((self.text(node).to_string(), span(node)));
@@ -1263,6 +1292,56 @@ impl<'a> Lowerer<'a> {
             let mut cursor = node.walk();
             stack.extend(node.named_children(&mut cursor));
         }
+    }
+
+    /// The program of a substitution holding one simple command with only
+    /// plain options (`-l`) and input redirects from plain file names.
+    fn sole_program(&self, subst: Node) -> Option<String> {
+        let mut cursor = subst.walk();
+        let inner: Vec<Node> = subst.named_children(&mut cursor).collect();
+        let [mut cmd] = inner.as_slice() else {
+            return None;
+        };
+        let plain = |n: Node| {
+            n.kind() == "word"
+                && self
+                    .text(n)
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_./".contains(&b))
+        };
+        if cmd.kind() == "redirected_statement" {
+            let mut c = cmd.walk();
+            let parts: Vec<Node> = cmd.named_children(&mut c).collect();
+            let (body, redirects) = parts.split_first()?;
+            for r in redirects {
+                let mut rc = r.walk();
+                let kids: Vec<Node> = r.children(&mut rc).collect();
+                match kids.as_slice() {
+                    [op, target] if self.text(*op) == "<" && plain(*target) => {}
+                    _ => return None,
+                }
+            }
+            cmd = *body;
+        }
+        if cmd.kind() != "command" {
+            return None;
+        }
+        let mut c = cmd.walk();
+        let mut name = None;
+        for part in cmd.named_children(&mut c) {
+            match part.kind() {
+                "command_name" if name.is_none() => {
+                    let word = part.named_child(0)?;
+                    if !plain(word) {
+                        return None;
+                    }
+                    name = Some(self.text(word).to_string());
+                }
+                "word" if plain(part) && self.text(part).starts_with('-') => {}
+                _ => return None,
+            }
+        }
+        name
     }
 
     /// `-v NAME` (in `[ ]` and `[[ ]]`) evaluates the name's subscript.

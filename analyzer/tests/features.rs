@@ -697,12 +697,26 @@ fn arithmetic_on_run_time_values() {
         ),
         ("declare -i n; read n", U, &["BG309"]),
         ("echo \"${x@P}\"", U, &["BG309"]),
+        // A substitution's output is evaluated like a variable's value.
+        ("echo $(( $(cat n.txt) + 1 ))", U, &["BG309"]),
+        ("[[ $(cat n.txt) -eq 1 ]]", U, &["BG309"]),
+        ("echo ${s:$(cat n.txt)}", U, &["BG309"]),
+        // wc prints the file name after the count when given an operand;
+        // a function of the same name prints anything.
+        ("echo $(( $(wc -l 'a[$(id)]') ))", U, &["BG309"]),
+        (
+            "wc() { echo 'a[$(id)]'; }; echo $(( $(wc -l < f) ))",
+            U,
+            &["BG309"],
+        ),
         // Static and arithmetic values are fine, and so are variables the
         // command does not set.
         ("x=5; echo $((x * 2))", S, &[]),
         ("for i in 1 2 3; do echo $((i * 2)); done", S, &[]),
         ("for ((i=0; i<10; i++)); do echo $i; done", S, &[]),
         ("echo $((COLUMNS / 2))", S, &[]),
+        ("echo $(( $(wc -l < notes.txt) + 1 ))", S, &[]),
+        ("echo $(( $(nproc) * 2 ))", S, &[]),
         ("n=$(wc -l < f); [ \"$n\" -gt 3 ] && echo big", S, &[]),
         ("read -r line; echo \"$line\"", S, &[]),
     ]);

@@ -154,7 +154,6 @@ fn redirect_variable_drops_following_words() {
 }
 
 #[test]
-#[ignore = "open analyzer gap: fuzz/INBOX.md F16; run with --ignored"]
 fn newline_then_escape_joins_commands() {
     assert_not_safe("ls a\n\\curl x");
     assert_not_safe("ls \n\\curl x");
@@ -170,14 +169,12 @@ fn newline_then_escape_joins_commands() {
 }
 
 #[test]
-#[ignore = "open analyzer gap: fuzz/INBOX.md F17; run with --ignored"]
 fn arithmetic_reread_as_substitution() {
     assert_not_safe("echo $(( $(case a in a) echo curl;; esac) + 1 ))");
     assert_not_safe("case $(( $(case a in a) echo curl;; esac) )) in x) ;; esac");
 }
 
 #[test]
-#[ignore = "open analyzer gap: fuzz/INBOX.md F18; run with --ignored"]
 fn arithmetic_on_substitution_output() {
     assert_not_safe("echo $(( $(echo 'a[$(curl)]') ))");
     assert_not_safe("echo $(( $(cat a.txt) + 1 ))");

@@ -79,7 +79,7 @@ impl Config {
         Config {
             max_depth: 6,
             max_list: 4,
-            max_commands: 48,
+            max_commands: 32,
             deep: 3000,
             unsafe_odds: 4,
             bare_odds: 8,
@@ -425,6 +425,7 @@ impl<C: Choices> Gen<'_, C> {
                 format!("${{_u{n}{op}$( {} )}}", self.block())
             }
             14 => format!("$(( $( {} ) + 1 ))", self.block()),
+            15 if self.rare(2) => format!("\"${{HOME//a/$( {} )}}\"", self.block()),
             _ => format!("\"pre $( {} ) $HOME post\"", self.block()),
         }
     }
@@ -772,6 +773,13 @@ impl<C: Choices> Gen<'_, C> {
                 let v = self.quote(&format!("$({name})"));
                 return format!("_v={v}; echo \"${{_v@P}}\"");
             }
+            9 if self.rare(2) => {
+                return format!("command_not_found_handle() {{ {name}; }}; zz_nowhere");
+            }
+            10 if self.rare(2) => {
+                let cb = self.quote(&name);
+                return format!("mapfile -t -C {cb} -c 1 _m <<<a");
+            }
             _ => {
                 let builtin = self.pick(&[
                     "printf -v",
@@ -850,16 +858,26 @@ impl<C: Choices> Gen<'_, C> {
         let p = self.pick(SHADOWED);
         let def = format!("{p}() {{ :; }}");
         let call = format!("{} x", self.quote(p));
-        let body = match self.below(8) {
+        let body = match self.below(16) {
             0 | 1 => format!("{def}; {call}"),
-            2 => format!("{def}; unset -f {p}; {call}"),
-            3 => format!("{def} & {call}"),
-            4 => format!("false && {def}; {call}"),
-            5 => format!("( {def} ); {call}"),
-            6 => format!("{def}; command {call}"),
+            2 => format!("{def} >/dev/null; {call}"),
+            3 => format!("{def}; unset -f {p}; {call}"),
+            4 => format!("{def}; unset {p}; {call}"),
+            5 => format!("{def} & {call}"),
+            6 => format!("{def} | true; {call}"),
+            7 => format!("false && {def}; {call}"),
+            8 => format!("true || {def}; {call}"),
+            9 => format!("if false; then {def}; fi; {call}"),
+            10 => format!("( {def} ); {call}"),
+            11 => format!("{def}; command {call}"),
+            12 => format!("{def}; exec {call}"),
+            13 => format!("{def}; env {call}"),
+            14 => format!("{def}; bash -c {}", single(&call)),
             _ => format!("{call}; {def}"),
         };
-        if !body.starts_with(&format!("{def}; {call}")) {
+        let runs_function = body.starts_with(&format!("{def}; {call}"))
+            || body.starts_with(&format!("{def} >/dev/null; {call}"));
+        if !runs_function {
             self.unsafe_ = true;
         }
         format!("( {body} )")
@@ -871,7 +889,9 @@ impl<C: Choices> Gen<'_, C> {
         if self.cfg.deep == 0 {
             return self.simple();
         }
-        let k = 1 + self.below(self.cfg.deep);
+        // Mostly shallow, now and then thousands deep.
+        let up_to = 1 + self.below(self.cfg.deep);
+        let k = 1 + self.below(up_to);
         let p = self.program();
         match self.below(8) {
             0 => format!("{}{p}{}", "$( ".repeat(k), " )".repeat(k)),
@@ -883,7 +903,7 @@ impl<C: Choices> Gen<'_, C> {
             6 => vec![p; k].join(" | "),
             _ => {
                 let mut s = p.to_string();
-                for _ in 0..k.min(8) {
+                for _ in 0..k.min(6) {
                     s = format!("bash -c {}", single(&s));
                 }
                 s

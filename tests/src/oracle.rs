@@ -39,6 +39,8 @@ pub struct Run {
     pub status: Option<i32>,
     /// `$HOME` (and the starting directory) of the command.
     pub home: String,
+    /// Processes it left behind had to be killed after it ended.
+    pub reaped: bool,
 }
 
 impl Run {
@@ -192,23 +194,45 @@ impl Sandbox {
     /// directory `$3/INDEX` (from `$2` on) and leaves there the log
     /// directory, stderr and exit status. Fd 9 stays open in everything it
     /// starts, so the caller sees EOF only when the last straggler exits.
+    ///
+    /// `timeout` kills its process group, but a command can leave it
+    /// (`setsid`, process substitutions of a killed shell). Everything a
+    /// command starts also holds `$d/alive` open on fd 8; what still holds
+    /// it once the command is over gets 2 s to finish, then SIGKILL, and
+    /// the command's directory gets a `reaped` file.
     fn driver(&self, per_command: Duration) -> String {
         format!(
             r#"set -u
 exec 9>&1 >/dev/null
 if /bin/grep -v -e '^Inter' -e '^ face' -e '^ *lo:' /proc/self/net/dev | /bin/grep -q .; then exit 98; fi
+stragglers() {{
+  local p
+  for p in /proc/[0-9]*; do
+    [[ $p/fd/8 -ef $1 ]] && printf '%s ' "${{p#/proc/}}"
+  done
+}}
+reap() {{
+  local s t
+  for t in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+    s=$(stragglers "$1")
+    [ -z "$s" ] && return
+    if [ "$t" -gt 10 ]; then
+      kill -9 $s 2>/dev/null
+      : >"${{1%/alive}}/reaped"
+    fi
+    /usr/bin/sleep 0.2
+  done
+}}
 i=$2
 while IFS= read -r -d '' cmd; do
   d="$3/$i"
   cd "$d" || exit 99
-  /usr/bin/env -i PATH='{shims}' HOME="$d" LC_ALL=C SHELL=/bin/bash FUNCNEST=64 \
-    BG_ORACLE_LOG="$d/log" "BASH_FUNC_command_not_found_handle%%=$BG_ORACLE_HANDLER" \
-    /usr/bin/timeout -k 1 {secs} /bin/bash -c "$cmd" </dev/null >/dev/null 2>"$d/stderr"
+  HOME="$d" BG_ORACLE_LOG="$d/log" /usr/bin/timeout -k 1 {secs} /bin/bash -c "$cmd" </dev/null >/dev/null 2>"$d/stderr" 8>"$d/alive"
   echo $? >"$d/status"
+  reap "$d/alive"
   i=$((i + 1))
 done <"$1"
 "#,
-            shims = self.shims.display(),
             secs = per_command.as_secs_f64(),
         )
     }
@@ -239,7 +263,7 @@ done <"$1"
             let jobs = self.root.join(format!("jobs.{w}"));
             fs::write(&jobs, part.join("\0") + "\0").map_err(|e| e.to_string())?;
             let first = w * chunk;
-            let mut child = spawn_driver(&prefix, &driver, &jobs, first, &work)?;
+            let mut child = spawn_driver(&prefix, &driver, &jobs, first, &work, &self.shims)?;
             let mut out = child.stdout.take().expect("piped");
             let pid = child.id();
             let tx = tx.clone();
@@ -287,22 +311,40 @@ done <"$1"
     }
 }
 
+/// Where a program is on the harness's own `PATH`.
+fn locate(program: &str) -> Result<PathBuf, String> {
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+        .ok_or_else(|| format!("`{program}` is not on PATH"))
+}
+
+/// Starts one driver in its namespace. Its environment, inherited by every
+/// command, is all the commands get: `PATH` holds only the shims.
 fn spawn_driver(
     prefix: &[&str],
     driver: &Path,
     jobs: &Path,
     first: usize,
     work: &Path,
+    shims: &Path,
 ) -> Result<std::process::Child, String> {
     use std::os::unix::process::CommandExt;
-    Command::new(prefix[0])
+    Command::new(locate(prefix[0])?)
         .args(&prefix[1..])
         .arg("/bin/bash")
         .arg(driver)
         .arg(jobs)
         .arg(first.to_string())
         .arg(work)
-        .env("BG_ORACLE_HANDLER", NOT_FOUND_HANDLER)
+        .env_clear()
+        .env("PATH", shims)
+        .env("LC_ALL", "C")
+        .env("SHELL", "/bin/bash")
+        .env("FUNCNEST", "64")
+        .env("BASH_FUNC_command_not_found_handle%%", NOT_FOUND_HANDLER)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -344,6 +386,7 @@ fn read_run(dir: &Path, command: &str) -> Result<Run, String> {
         stderr,
         status,
         home: dir.display().to_string(),
+        reaped: dir.join("reaped").exists(),
     })
 }
 

@@ -133,6 +133,7 @@ mod tests {
             stderr: stderr.into(),
             status: Some(0),
             home: "/home/u".into(),
+            reaped: false,
         }
     }
 

@@ -8,7 +8,7 @@ mod options;
 mod shells;
 mod wrappers;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::analysis::{Finding, Invocation, RedirectUse};
 use crate::catalog::Catalog;
@@ -106,6 +106,11 @@ pub struct Resolver<'c> {
     runtime_vars: HashMap<String, Span>,
     /// Where `declare -i` (or kin) gives variables the integer attribute.
     integer_attribute: Option<(Span, Vec<String>)>,
+    /// Substitutions inside arithmetic: their sole program (if any), where,
+    /// and through what.
+    arith_outputs: Vec<(Option<String>, Span, Vec<String>)>,
+    /// Every function the command defines, anywhere.
+    functions: HashSet<String>,
 }
 
 impl<'c> Resolver<'c> {
@@ -120,6 +125,8 @@ impl<'c> Resolver<'c> {
             arith_refs: Vec::new(),
             runtime_vars: HashMap::new(),
             integer_attribute: None,
+            arith_outputs: Vec::new(),
+            functions: HashSet::new(),
         }
     }
 
@@ -160,8 +167,12 @@ impl<'c> Resolver<'c> {
             );
             return true;
         }
-        let tree = match parse(text, self.limits) {
-            Parsed::Tree(t) => t,
+        let (tree, repaired, unrepaired) = match parse(text, self.limits) {
+            Parsed::Tree {
+                tree,
+                text,
+                unrepaired,
+            } => (tree, text, unrepaired),
             Parsed::TimedOut => {
                 self.add(
                     frame,
@@ -198,7 +209,11 @@ impl<'c> Resolver<'c> {
             );
             return true;
         }
-        let lowered = lower(root, text, self.limits.max_depth);
+        for d in unrepaired.iter().take(3) {
+            self.add(frame, Rule::ParseError, d.span, d.why);
+        }
+        // Same length as `text`; only misread newlines became `;`.
+        let lowered = lower(root, &repaired, self.limits.max_depth);
         for err in lowered.errors.iter().take(3) {
             let snippet: String = text
                 .get(err.start..err.end)
@@ -254,6 +269,13 @@ impl<'c> Resolver<'c> {
                 "`-v` evaluates this name's subscript, running the command substitution in it",
             );
         }
+        for out in &lowered.arith_outputs {
+            self.arith_outputs.push((
+                out.sole_program.clone(),
+                frame.map.map(out.span),
+                frame.via.clone(),
+            ));
+        }
         for sp in &lowered.prompt_expansions {
             self.add(
                 frame,
@@ -285,6 +307,25 @@ impl<'c> Resolver<'c> {
                     message,
                 });
             }
+        }
+        for (program, span, via) in std::mem::take(&mut self.arith_outputs) {
+            // A program known to print only numbers, and not shadowed by a
+            // function the command defines, cannot inject a subscript.
+            let numbers = program.as_deref().is_some_and(|p| {
+                !self.functions.contains(p) && self.catalog.get(p).is_some_and(|e| e.prints_numbers)
+            });
+            if numbers {
+                continue;
+            }
+            let mut message = "arithmetic evaluates this substitution's output as an expression; a subscript in it would run a command".to_string();
+            if !via.is_empty() {
+                message = format!("{message} (inside {})", via.join(" → "));
+            }
+            self.findings.push(Finding {
+                rule: Rule::SubscriptEvaluation,
+                span,
+                message,
+            });
         }
         let mut dangerous: Vec<(&String, &Span)> = self
             .runtime_vars
@@ -374,6 +415,7 @@ impl<'c> Resolver<'c> {
                 self.commands(&c.body, frame, &inner);
             }
             Command::Function(f) => {
+                self.functions.insert(f.name.clone());
                 // The body runs whenever the function is called, with
                 // whatever input the caller gives it.
                 self.command(

@@ -22,9 +22,12 @@ pub enum Syntax {
 }
 
 /// Constructs bash and a POSIX sh read differently: `$'...'` and `$"..."`
-/// are plain text to dash, and `((cmd))` is two subshells there, not
-/// arithmetic.
+/// are plain text to dash, `((cmd))` is two subshells there, not
+/// arithmetic, and `{fd}>file` is an argument `{fd}` and a redirect.
 fn posix_divergence(text: &str) -> Option<&'static str> {
+    if named_fd_redirect(text) {
+        return Some("`{fd}>`");
+    }
     if text.contains("$'") {
         return Some("`$'...'`");
     }
@@ -35,6 +38,19 @@ fn posix_divergence(text: &str) -> Option<&'static str> {
     (0..b.len().saturating_sub(1))
         .any(|i| b[i] == b'(' && b[i + 1] == b'(' && (i == 0 || b[i - 1] != b'$'))
         .then_some("`((`")
+}
+
+/// `{name}` right before `<` or `>`.
+fn named_fd_redirect(text: &str) -> bool {
+    text.match_indices('{').any(|(i, _)| {
+        let rest = &text[i + 1..];
+        let name_len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        name_len > 0
+            && rest[name_len..].starts_with('}')
+            && rest[name_len + 1..].starts_with(['<', '>'])
+    })
 }
 
 /// Long options of bash and its kin that take no value.

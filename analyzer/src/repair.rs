@@ -1,0 +1,289 @@
+//! Where tree-sitter-bash reads a command differently from bash, found in
+//! the tree and mended in the text before it is parsed again. A repair
+//! never changes the text's length, so every span stays valid; what cannot
+//! be mended is reported and the verdict cannot be `safe`.
+
+use tree_sitter::{Node, Tree};
+
+use crate::span::Span;
+
+/// A same-length replacement of part of the text.
+pub struct Edit {
+    pub at: usize,
+    pub with: String,
+    why: &'static str,
+}
+
+impl Edit {
+    /// The edit as a disagreement, for when repairs run out.
+    pub fn disagreement(&self) -> Disagreement {
+        Disagreement {
+            span: Span::new(self.at, self.at + self.with.len()),
+            why: self.why,
+        }
+    }
+}
+
+/// A place where the grammar and bash disagree and no repair applies.
+pub struct Disagreement {
+    pub span: Span,
+    pub why: &'static str,
+}
+
+#[derive(Default)]
+pub struct Found {
+    pub edits: Vec<Edit>,
+    pub unrepaired: Vec<Disagreement>,
+}
+
+const NEWLINE: &str =
+    "a newline the parser reads as a blank: it and bash disagree about where the command ends";
+const DELIMITER: &str =
+    "a here-document delimiter quoted in part or touching an operator: the parser and bash disagree about where it ends";
+
+pub fn find(tree: &Tree, text: &str) -> Found {
+    let mut found = Found::default();
+    let heredoc = has_heredoc(text);
+    let mut cursor = tree.walk();
+    let mut stack = vec![tree.root_node()];
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "heredoc_start" => delimiter(n, text, &mut found),
+            "heredoc_redirect" => {
+                heredoc_in_substitution(n, text, &mut found);
+                stack.extend(n.children(&mut cursor));
+            }
+            "word" if n.child_count() == 0 => newline_in_word(n, text, heredoc, &mut found),
+            "command" | "declaration_command" | "unset_command" => {
+                newline_between_words(n, text, heredoc, &mut found);
+                stack.extend(n.children(&mut cursor));
+            }
+            _ => stack.extend(n.children(&mut cursor)),
+        }
+    }
+    found
+}
+
+pub fn apply(text: &str, edits: &[Edit]) -> String {
+    let mut out = text.to_string();
+    for e in edits {
+        out.replace_range(e.at..e.at + e.with.len(), &e.with);
+    }
+    out
+}
+
+/// tree-sitter-bash glues a line that starts with a backslash escape onto
+/// the last word of the line before: `ls a⏎\curl x` comes back as one
+/// command `ls a ⏎\curl x`, where bash runs `ls a`, then `curl x`. Such a
+/// word token starts with the newline that ends the command in bash; `;`
+/// means the same there, unless a here-document waits for its body.
+fn newline_in_word(n: Node, text: &str, heredoc: bool, found: &mut Found) {
+    let Some(word) = text.get(n.byte_range()) else {
+        return;
+    };
+    let Some(i) = unescaped_newline(word) else {
+        return;
+    };
+    let leading = word[..i].bytes().all(|b| b == b' ' || b == b'\t');
+    if leading && !heredoc {
+        found.edits.push(Edit {
+            at: n.start_byte() + i,
+            with: ";".into(),
+            why: NEWLINE,
+        });
+    } else {
+        found.unrepaired.push(Disagreement {
+            span: Span::new(n.start_byte(), n.end_byte()),
+            why: NEWLINE,
+        });
+    }
+}
+
+/// In a pipeline of three or more with a redirect after it, the grammar
+/// takes a newline for a blank: `a | b | head⏎A=1 curl x 2>/dev/null` is
+/// read as `head A=1 curl x`. An unescaped newline between two words of one
+/// simple command always ends it in bash.
+fn newline_between_words(n: Node, text: &str, heredoc: bool, found: &mut Found) {
+    let mut cursor = n.walk();
+    let children: Vec<Node> = n.children(&mut cursor).collect();
+    for pair in children.windows(2) {
+        let (from, to) = (pair[0].end_byte(), pair[1].start_byte());
+        let Some(gap) = text.get(from..to) else {
+            continue;
+        };
+        let bytes = gap.as_bytes();
+        let newline =
+            (0..bytes.len()).find(|&i| bytes[i] == b'\n' && (i == 0 || bytes[i - 1] != b'\\'));
+        let Some(i) = newline else {
+            continue;
+        };
+        if heredoc {
+            found.unrepaired.push(Disagreement {
+                span: Span::new(n.start_byte(), n.end_byte()),
+                why: NEWLINE,
+            });
+        } else {
+            found.edits.push(Edit {
+                at: from + i,
+                with: ";".into(),
+                why: NEWLINE,
+            });
+        }
+        return;
+    }
+}
+
+/// bash 5.2 (5.2.15 at least) loses a `;` that follows a here-document
+/// inside `$( )`: `$(cat <<E⏎E⏎echo a; echo b)` runs `echo a echo b`, and
+/// other versions run two commands. Only a here-document that ends the
+/// substitution (`"$(cat <<'EOF' ... EOF⏎)"`, the usual commit message) reads
+/// the same everywhere.
+fn heredoc_in_substitution(n: Node, text: &str, found: &mut Found) {
+    let mut up = n.parent();
+    while let Some(p) = up {
+        if p.kind() == "command_substitution" {
+            break;
+        }
+        up = p.parent();
+    }
+    let Some(subst) = up else {
+        return;
+    };
+    let mut cursor = n.walk();
+    let start_end = n
+        .children(&mut cursor)
+        .find(|c| c.kind() == "heredoc_start")
+        .map_or(n.start_byte(), |c| c.end_byte());
+    let line_end = text[start_end..]
+        .find('\n')
+        .map_or(text.len(), |i| start_end + i);
+    let rest_of_line = text.get(start_end..line_end).unwrap_or("");
+    let close = subst.end_byte().saturating_sub(1).max(n.end_byte());
+    let after = text.get(n.end_byte()..close).unwrap_or("x");
+    if rest_of_line.contains([';', '|', '&']) || !after.trim().is_empty() {
+        found.unrepaired.push(Disagreement {
+            span: Span::new(n.start_byte(), n.end_byte()),
+            why: "commands after a here-document inside `$( )`: bash versions disagree about how they are split",
+        });
+    }
+}
+
+/// Whether a here-document (not a here-string) appears anywhere.
+fn has_heredoc(text: &str) -> bool {
+    let b = text.as_bytes();
+    text.match_indices("<<")
+        .any(|(i, _)| b.get(i + 2) != Some(&b'<') && (i == 0 || b[i - 1] != b'<'))
+}
+
+/// The offset of the first newline in `word` not escaped by a backslash.
+fn unescaped_newline(word: &str) -> Option<usize> {
+    let b = word.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'\n' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The grammar knows delimiters quoted whole (`'EOF'`, `"EOF"`, `\EOF`);
+/// bash takes any quoting (`E'OF'`, `"E"OF`, `E\OF`) to mean the same: the
+/// delimiter without its quotes, and a body that is not expanded. The
+/// grammar instead looks for a line reading `E'OF'` and takes the rest of
+/// the text as the body. Rewritten as `\EOF` plus blanks, it means the same
+/// to both.
+fn delimiter(n: Node, text: &str, found: &mut Found) {
+    let Some(t) = text.get(n.byte_range()) else {
+        return;
+    };
+    // The grammar also reads `EOF;` or `EOF|` as one delimiter, where bash
+    // ends the word at the operator: the rest of the line is lost.
+    let operator = t.contains([';', '|', '&', '(', ')', '<', '>', ' ', '\t', '\n']);
+    if whole_quoted(t) || !(operator || t.contains(['\'', '"', '\\'])) {
+        return;
+    }
+    let plain = unquoted(t).filter(|d| {
+        !d.is_empty()
+            && d.len() < t.len()
+            && d.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b))
+    });
+    let ends_word = text
+        .as_bytes()
+        .get(n.end_byte())
+        .is_none_or(|b| b" \t\n;|&<>)".contains(b));
+    match plain {
+        Some(d) if ends_word && !operator => found.edits.push(Edit {
+            at: n.start_byte(),
+            with: format!("\\{d}{}", " ".repeat(t.len() - d.len() - 1)),
+            why: DELIMITER,
+        }),
+        _ => found.unrepaired.push(Disagreement {
+            span: Span::new(n.start_byte(), n.end_byte()),
+            why: DELIMITER,
+        }),
+    }
+}
+
+/// `'EOF'`, `"EOF"` or `\EOF`, with no other quoting inside.
+fn whole_quoted(t: &str) -> bool {
+    let inner_plain = |s: &str| !s.contains(['\'', '"', '\\', '$', '`']);
+    if let Some(rest) = t.strip_prefix('\\') {
+        return !rest.is_empty() && inner_plain(rest);
+    }
+    for q in ['\'', '"'] {
+        if let Some(inner) = t.strip_prefix(q).and_then(|r| r.strip_suffix(q)) {
+            return !inner.is_empty() && inner_plain(inner);
+        }
+    }
+    false
+}
+
+/// The delimiter bash uses: the word with its quotes removed. `None` for
+/// anything but plain, single-quoted, double-quoted and escaped pieces.
+fn unquoted(t: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = t.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => loop {
+                match chars.next()? {
+                    '\'' => break,
+                    c => out.push(c),
+                }
+            },
+            '"' => loop {
+                match chars.next()? {
+                    '"' => break,
+                    '\\' | '$' | '`' => return None,
+                    c => out.push(c),
+                }
+            },
+            '\\' => out.push(chars.next()?),
+            '$' | '`' => return None,
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quote_removal_of_delimiters() {
+        assert_eq!(unquoted("E'OF'").as_deref(), Some("EOF"));
+        assert_eq!(unquoted("\"E\"OF").as_deref(), Some("EOF"));
+        assert_eq!(unquoted("E\\OF").as_deref(), Some("EOF"));
+        assert_eq!(unquoted("E$'x'"), None);
+        assert_eq!(unquoted("E'OF"), None);
+        assert!(whole_quoted("'EOF'"));
+        assert!(whole_quoted("\\EOF"));
+        assert!(!whole_quoted("E'OF'"));
+        assert!(!whole_quoted("'E'OF"));
+    }
+}
