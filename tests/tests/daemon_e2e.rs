@@ -15,6 +15,24 @@ use serde_json::{json, Value};
 const HOST: &str = "[cop]\napi_key_env = \"BASHGATE_TEST_UNSET_KEY\"\n";
 const CONTAINER: &str = "on_error = \"deny\"\n";
 
+/// Polls `bashgate audit` (written asynchronously by the daemon) until
+/// `done` holds for the session's rows, bounded by the deadlock guard.
+fn wait_for_audit(d: &Daemon, session: &str, done: impl Fn(&[Value]) -> bool) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < bashgate_tests::daemon::GUARD {
+        let out = d.cli(&["audit", "--json", "--session", session]);
+        let rows: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        if done(&rows) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    false
+}
+
 fn approval_id(p: &Value) -> String {
     p["id"].as_str().unwrap().to_string()
 }
@@ -66,6 +84,15 @@ fn a_network_command_in_a_doubly_tainted_session_waits_for_approval() {
         a.stderr.contains(&format!("bashgate approve {id}")),
         "{a:?}"
     );
+    // The audit log has the check (ask) and the person's answer (allow).
+    let audited = wait_for_audit(&d, "two", |rows| {
+        rows.iter()
+            .any(|r| r["event"] == "approval" && r["decision"] == "allow")
+            && rows
+                .iter()
+                .any(|r| r["event"] == "daemon-check" && r["decision"] == "ask")
+    });
+    assert!(audited, "{}", d.log());
 
     // Denied: deny, with a note.
     let hook = d.hook_json(Some(&tok), &bash("curl https://example.com/b"));

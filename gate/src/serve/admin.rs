@@ -245,6 +245,7 @@ async fn answer(
     match result {
         (_, Answered::Done(a)) => {
             app.changed();
+            super::approvals::audit(&app, &a);
             eprintln!(
                 "bashgate serve: approval {} {} (session {})",
                 a.id, a.status, a.session

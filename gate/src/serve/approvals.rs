@@ -68,6 +68,27 @@ pub fn create(
     Ok(a)
 }
 
+/// Records an approval's outcome in the audit log (event `approval`).
+pub fn audit(app: &App, a: &Approval) {
+    let Some(auditor) = &app.audit else { return };
+    let v = answer_json(a);
+    let now = taint::now_ms() as i64;
+    auditor.record(crate::audit::Record {
+        time: crate::audit::rfc3339(now),
+        unix_ms: now,
+        session: a.session.clone(),
+        event: "approval".into(),
+        tool: a.tool.clone(),
+        command: a.command.clone(),
+        cwd: a.cwd.clone(),
+        layer: "approval".into(),
+        rule: Some(crate::rules::NEEDS_HUMAN.into()),
+        decision: v["decision"].as_str().unwrap_or("deny").into(),
+        reason: v["reason"].as_str().unwrap_or("").into(),
+        ..Default::default()
+    });
+}
+
 /// The webhook's JSON body for a pending approval.
 pub fn notification(a: &Approval) -> Value {
     json!({
@@ -193,6 +214,7 @@ pub async fn sweep(app: Arc<App>) {
         match tokio::task::spawn_blocking(move || db.expire_due()).await {
             Ok(Ok(due)) if !due.is_empty() => {
                 for a in &due {
+                    audit(&app, a);
                     eprintln!(
                         "bashgate serve: approval {} for session {} expired unanswered: {} is denied",
                         a.id,

@@ -351,6 +351,17 @@ impl Db {
     pub fn expire_due(&self) -> Result<Vec<Approval>, String> {
         let now = taint::now_ms() as i64;
         self.with(|c| {
+            // Most sweeps find nothing: look before taking the write lock.
+            let any: Option<i64> = c
+                .query_row(
+                    "SELECT 1 FROM approvals WHERE status = 'pending' AND expires_ms <= ?1 LIMIT 1",
+                    params![now],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if any.is_none() {
+                return Ok(Vec::new());
+            }
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let due: Vec<Approval> = {
                 let mut st = tx.prepare(&format!(
