@@ -230,3 +230,50 @@ pub async fn sweep(app: Arc<App>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn approval(status: &str, expires_in_ms: i64) -> Approval {
+        let now = taint::now_ms() as i64;
+        Approval {
+            id: "abc234".into(),
+            session: "s".into(),
+            tool: "Bash".into(),
+            command: Some("curl x".into()),
+            cwd: None,
+            reason: "needs a person".into(),
+            created_ms: now - 1000,
+            expires_ms: now + expires_in_ms,
+            status: status.into(),
+            answered_ms: None,
+            answer: Some("use the mirror".into()),
+        }
+    }
+
+    #[test]
+    fn answers_follow_the_status() {
+        let v = answer_json(&approval("pending", 60_000));
+        assert_eq!(v["decision"], "pending");
+        assert_eq!(v["approval"]["id"], "abc234");
+        // Pending past its expiry is a denial, even before the sweep.
+        let v = answer_json(&approval("pending", -1));
+        assert_eq!(v["decision"], "deny");
+        assert!(v["reason"].as_str().unwrap().contains("nobody answered"));
+        let v = answer_json(&approval("approved", -1));
+        assert_eq!(v["decision"], "allow");
+        assert!(v["reason"].as_str().unwrap().contains("use the mirror"));
+        let v = answer_json(&approval("denied", 60_000));
+        assert_eq!(v["decision"], "deny");
+        assert_eq!(answer_json(&approval("expired", 0))["decision"], "deny");
+    }
+
+    #[test]
+    fn the_webhook_body_says_how_to_answer() {
+        let v = notification(&approval("pending", 1));
+        assert_eq!(v["event"], "approval_pending");
+        assert_eq!(v["approve"], "bashgate approve abc234");
+        assert_eq!(v["deny"], "bashgate deny abc234");
+    }
+}
