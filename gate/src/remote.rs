@@ -72,6 +72,11 @@ impl Target {
         if s.starts_with("unix:") || s.starts_with("http://") {
             return Target::parse(s);
         }
+        if s.contains("://") || !s.contains(':') {
+            return Err(format!(
+                "`{s}` is neither HOST:PORT (127.0.0.1:7480) nor unix:/path/to.sock"
+            ));
+        }
         Target::parse(&format!("http://{s}"))
     }
 }
@@ -435,6 +440,10 @@ mod tests {
             Target::parse_listen("127.0.0.1:0").unwrap(),
             Target::Tcp("127.0.0.1:0".into())
         );
+        assert!(Target::parse_listen("ftp://x:1")
+            .unwrap_err()
+            .contains("neither"));
+        assert!(Target::parse_listen("localhost").is_err());
     }
 
     #[test]
