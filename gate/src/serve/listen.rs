@@ -8,9 +8,15 @@ use std::io;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+use std::time::Duration;
+
 use axum::serve::Listener;
 use axum::Router;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, UnixListener, UnixStream};
+use tokio::sync::Semaphore;
 
 use crate::remote::Target;
 
@@ -174,16 +180,43 @@ impl ContainerListener {
         }
     }
 
-    pub async fn serve(self, router: Router) -> io::Result<()> {
+    pub async fn serve(self, router: Router) {
         match self {
             ContainerListener::Tcp(l) => {
                 use axum::serve::ListenerExt;
                 let l = l.tap_io(|s| {
                     let _ = s.set_nodelay(true);
                 });
-                axum::serve(l, router).await
+                serve(l, router).await
             }
-            ContainerListener::Unix(l, _) => axum::serve(l, router).await,
+            ContainerListener::Unix(l, _) => serve(l, router).await,
         }
+    }
+}
+
+/// At most this many connections are served at once per listener; more
+/// wait to be accepted.
+pub const MAX_CONNECTIONS: usize = 1024;
+/// A client must send a request's headers within this time.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Serves HTTP/1.1 on every accepted connection, bounded: a connection cap,
+/// and a deadline for request headers, so a client that connects and says
+/// nothing (or trickles) cannot hold the daemon's descriptors forever.
+pub async fn serve<L: Listener>(mut listener: L, router: Router) {
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let Ok(permit) = slots.clone().acquire_owned().await else {
+            return;
+        };
+        let (io, _) = listener.accept().await;
+        let service = TowerToHyperService::new(router.clone());
+        tokio::spawn(async move {
+            let mut http = hyper::server::conn::http1::Builder::new();
+            http.timer(TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT);
+            let _ = http.serve_connection(TokioIo::new(io), service).await;
+            drop(permit);
+        });
     }
 }

@@ -232,10 +232,9 @@ async fn serve(config: Config, config_file: Option<PathBuf>, flags: Flags) -> Re
         .flatten()
         .collect();
     tokio::spawn(shutdown_on_signal(cleanup));
-    let admin_task = tokio::spawn(async move { axum::serve(admin_listener, admin_router).await });
-    let api_result = container.serve(api_router).await;
-    admin_task.abort();
-    api_result.map_err(|e| format!("the container API stopped: {e}"))
+    tokio::spawn(listen::serve(admin_listener, admin_router));
+    container.serve(api_router).await;
+    Err("the container API stopped".into())
 }
 
 /// On SIGTERM or SIGINT: remove the sockets and exit. Every state change is

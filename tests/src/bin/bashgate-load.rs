@@ -188,8 +188,9 @@ fn main() {
     let _ = daemon.kill();
     let _ = daemon.wait();
     lat.sort();
-    println!(
-        "{} checks from {} concurrent clients over {} in {:.2} s ({:.0} checks/s)",
+    let mut report = String::new();
+    report += &format!(
+        "{} checks from {} concurrent clients over {} in {:.2} s ({:.0} checks/s)\n",
         lat.len(),
         a.clients,
         if a.unix {
@@ -200,18 +201,20 @@ fn main() {
         wall.as_secs_f64(),
         lat.len() as f64 / wall.as_secs_f64()
     );
-    println!(
-        "latency: p50 {}  p90 {}  p99 {}  max {}",
+    report += &format!(
+        "latency: p50 {}  p90 {}  p99 {}  max {}\n",
         ms(percentile(&lat, 0.50)),
         ms(percentile(&lat, 0.90)),
         ms(percentile(&lat, 0.99)),
         ms(*lat.last().unwrap())
     );
-    println!("daemon counters: {stats}");
-    println!("errors: {}", errors.len());
+    report += &format!("daemon counters: {stats}\n");
+    report += &format!("errors: {}\n", errors.len());
     for e in errors.iter().take(10) {
-        println!("  {e}");
+        report += &format!("  {e}\n");
     }
+    // A closed stdout (piped into `head`) is not an error of the load.
+    let _ = std::io::Write::write_all(&mut std::io::stdout(), report.as_bytes());
     if !errors.is_empty() {
         std::process::exit(1);
     }
