@@ -98,9 +98,12 @@ pub fn admin(path: &Path) -> Result<AdminListener, String> {
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     if !dir.exists() {
-        std::fs::create_dir_all(dir)
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        set_mode(dir, 0o700)?;
     }
     let m = std::fs::metadata(dir).map_err(|e| format!("cannot inspect {}: {e}", dir.display()))?;
     if m.uid() != uid {

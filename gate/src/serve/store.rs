@@ -135,8 +135,14 @@ const APPROVAL_COLS: &str =
 
 impl Db {
     pub fn open(path: &Path) -> Result<Db, String> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
+        if let Some(dir) = path.parent().filter(|d| !d.exists()) {
+            // Owner-only: it holds taint, approvals and (by default) the
+            // admin socket.
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         }
         let db = Db {
