@@ -543,18 +543,24 @@ impl<'a> Lowerer<'a> {
                 extra_words.push(self.opaque_word(child, depth));
             }
         }
-        let mut cmd = match body.and_then(|b| self.statement_or_generic(b, depth)) {
+        let mut body_cmd = body.and_then(|b| self.statement_or_generic(b, depth));
+        if let (Some(body @ (Command::Pipeline(_) | Command::Compound(_))), Some(at)) = (
+            body_cmd.as_mut(),
+            redirects.iter().map(|r| r.span.start).min(),
+        ) {
+            // `a | b {fd}>file`, `! b {fd}>file`: the grammar hangs the
+            // redirect on the whole; the `{fd}` before it still belongs to
+            // the last simple command.
+            if let Some(last) = last_simple(body) {
+                drop_fd_variable(last, at);
+            }
+        }
+        let mut cmd = match body_cmd {
             Some(Command::Simple(mut s)) if extra_words.is_empty() => {
                 // `cmd {fd}>file`: the `{fd}` that touches the redirect names
                 // a descriptor variable, not an argument.
-                let first_redirect = redirects.iter().map(|r| r.span.start).min();
-                if let (Some(last), Some(at)) = (s.words.last(), first_redirect) {
-                    if s.words.len() > 1
-                        && last.span.end == at
-                        && last.static_value().is_some_and(|t| is_fd_variable(&t))
-                    {
-                        s.words.pop();
-                    }
+                if let Some(at) = redirects.iter().map(|r| r.span.start).min() {
+                    drop_fd_variable(&mut s, at);
                 }
                 // The same when the grammar folded `{fd}` into the redirect
                 // before it: `cmd <in {fd}>out`.
@@ -768,15 +774,25 @@ impl<'a> Lowerer<'a> {
     /// a double-quoted string, except that `\"` keeps its backslash.
     fn heredoc_body(&mut self, n: Node, quoted: bool, strip_tabs: bool, depth: usize) -> Word {
         let sp = span(n);
-        if strip_tabs {
-            // bash strips leading tabs before expanding; tree-sitter misses a
-            // substitution that follows one, so the stripped text is read
-            // again as a heredoc of its own.
-            let text: String = self
+        let continued = !quoted && self.text(n).contains("\\\n");
+        if strip_tabs || continued {
+            // bash strips leading tabs, and in an unquoted body joins lines
+            // ending in a backslash, before expanding; tree-sitter does
+            // neither, so the result is read again as a heredoc of its own.
+            let mut text: String = self
                 .text(n)
                 .split_inclusive('\n')
-                .map(|line| line.trim_start_matches('\t'))
+                .map(|line| {
+                    if strip_tabs {
+                        line.trim_start_matches('\t')
+                    } else {
+                        line
+                    }
+                })
                 .collect();
+            if continued {
+                text = join_continued_lines(&text);
+            }
             if quoted || !text.contains(['$', '`']) {
                 return Word {
                     span: sp,
@@ -1552,6 +1568,53 @@ fn tilde_prefix(parts: &mut Vec<Part>, sp: Span) {
 
 /// `{name}` written right before a redirect: bash stores the descriptor it
 /// opens in that variable.
+/// Removes every backslash-newline pair; other backslashes stay with the
+/// character they escape.
+fn join_continued_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('\n') => {}
+            Some(next) => {
+                out.push('\\');
+                out.push(next);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// The simple command that ends a pipeline, list or negation.
+fn last_simple(cmd: &mut Command) -> Option<&mut Simple> {
+    match cmd {
+        Command::Simple(s) => Some(s),
+        Command::Pipeline(p) => p.stages.last_mut().and_then(last_simple),
+        Command::Compound(c) if matches!(c.kind, "list" | "negation") => {
+            c.body.last_mut().and_then(last_simple)
+        }
+        _ => None,
+    }
+}
+
+/// Drops the last word of `s` when it is a `{fd}` touching a redirect
+/// that starts at `at`.
+fn drop_fd_variable(s: &mut Simple, at: usize) {
+    if let Some(last) = s.words.last() {
+        if s.words.len() > 1
+            && last.span.end == at
+            && last.static_value().is_some_and(|t| is_fd_variable(&t))
+        {
+            s.words.pop();
+        }
+    }
+}
+
 fn is_fd_variable(t: &str) -> bool {
     t.strip_prefix('{')
         .and_then(|t| t.strip_suffix('}'))

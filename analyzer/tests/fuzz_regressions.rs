@@ -179,3 +179,46 @@ fn arithmetic_on_substitution_output() {
     assert_not_safe("echo $(( $(echo 'a[$(curl)]') ))");
     assert_not_safe("echo $(( $(cat a.txt) + 1 ))");
 }
+
+#[test]
+fn pipeline_newline_read_as_blank() {
+    assert_not_safe("ls | cat | head\nA=1 curl x 2>/dev/null");
+    let a = analyze("ls | cat | head\nls -l 2>/dev/null");
+    let programs: Vec<_> = a.invocations.iter().map(|i| i.program.clone()).collect();
+    assert_eq!(
+        programs,
+        ["ls", "cat", "head", "ls"].map(|p| Some(p.to_string()))
+    );
+    assert_eq!(a.verdict, Verdict::Safe);
+}
+
+#[test]
+fn partly_quoted_heredoc_delimiter() {
+    assert_not_safe("split <<E'OF1' >|out.txt\nit's\nEOF1\nfor i in \"it's\"; do curl x; done");
+    assert_not_safe("cat <<E\"O\"F\ntext\nEOF\ncurl x");
+    // The body of a quoted delimiter is text, however it is quoted.
+    assert_eq!(
+        analyze("cat <<E'OF'\n$(curl x)\nEOF").verdict,
+        Verdict::Safe
+    );
+    assert_not_safe("cat <<E$'OF'\ntext\nEOF\ncurl x");
+}
+
+#[test]
+fn heredoc_delimiter_touching_operator() {
+    assert_not_safe("false <<EOF1; cp x\nline $( mkdir ) end\nEOF1\n");
+    assert_not_safe("cat <<EOF; curl x\ntext\nEOF");
+    assert_not_safe("cat <<EOF|sh\ncurl x\nEOF");
+}
+
+#[test]
+fn heredoc_in_substitution_drops_semicolon() {
+    assert_not_safe("x=$( cat <<E\nE\necho a; echo b )");
+    assert_not_safe("x=$( while true\ncat <<'E'\nE\ndo echo a; break; done )");
+    assert_not_safe("x=$( cat <<E; echo a; echo b\nE\n)");
+    // A here-document that ends the substitution reads the same everywhere.
+    assert_eq!(
+        analyze("x=\"$(cat <<'EOF'\nmsg\nEOF\n)\"; echo \"$x\"").verdict,
+        Verdict::Safe
+    );
+}
