@@ -69,9 +69,7 @@ fn parse_once(src: &str, limits: &Limits, start: Instant) -> Option<Result<Tree,
             }
             *slot = Some(p);
         }
-        let Some(parser) = slot.as_mut() else {
-            return None;
-        };
+        let parser = slot.as_mut()?;
         parser.reset();
         let budget = limits.parse_timeout;
         let mut timed_out = false;
