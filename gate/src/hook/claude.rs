@@ -277,10 +277,11 @@ fn remote_event(
             answer(&pre_tool_use_output(&d, defer_allow));
         }
         "PostToolUse" => {
-            answer(&json!({}));
+            // Report first: the next PreToolUse must see this taint.
             if let Err(e) = crate::remote::report(config, url, &request, cwd) {
                 eprintln!("bashgate: taint not reported to the daemon at {url}: {e}");
             }
+            answer(&json!({}));
         }
         _ => {
             answer(&json!({}));
