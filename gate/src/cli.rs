@@ -321,7 +321,7 @@ pub fn run() -> ExitCode {
             }
             None => match crate::rules::lookup(&rule) {
                 Some(r) => {
-                    println!("{} {} (policy)\n\n{}", r.id, r.name, r.summary);
+                    print!("{}", crate::rules::explain(r));
                     ExitCode::SUCCESS
                 }
                 None => {
