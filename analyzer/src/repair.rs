@@ -51,6 +51,7 @@ pub fn find(tree: &Tree, text: &str) -> Found {
             "heredoc_start" => delimiter(n, text, &mut found),
             "heredoc_redirect" => {
                 heredoc_in_substitution(n, text, &mut found);
+                heredoc_end_matches(n, text, &mut found);
                 stack.extend(n.children(&mut cursor));
             }
             "word" if n.child_count() == 0 => newline_in_word(n, text, heredoc, &mut found),
@@ -130,6 +131,35 @@ fn newline_between_words(n: Node, text: &str, heredoc: bool, found: &mut Found) 
             });
         }
         return;
+    }
+}
+
+/// The line that ends the body must be the delimiter bash uses; where the
+/// grammar ended it elsewhere, its body (and what follows) is not bash's.
+fn heredoc_end_matches(n: Node, text: &str, found: &mut Found) {
+    let mut cursor = n.walk();
+    let kids: Vec<Node> = n.children(&mut cursor).collect();
+    let part = |kind: &str| {
+        kids.iter()
+            .find(|c| c.kind() == kind)
+            .and_then(|c| text.get(c.byte_range()))
+    };
+    let (Some(start), Some(end)) = (part("heredoc_start"), part("heredoc_end")) else {
+        return;
+    };
+    // Partly quoted delimiters are delimiter()'s to mend first.
+    let plain = !start.contains(['\'', '"', '\\']);
+    if !(plain || whole_quoted(start)) {
+        return;
+    }
+    let Some(want) = unquoted(start).or_else(|| plain.then(|| start.to_string())) else {
+        return;
+    };
+    if end.trim_start_matches('\t') != want {
+        found.unrepaired.push(Disagreement {
+            span: Span::new(n.start_byte(), n.end_byte()),
+            why: DELIMITER,
+        });
     }
 }
 
@@ -228,16 +258,19 @@ fn delimiter(n: Node, text: &str, found: &mut Found) {
     }
 }
 
-/// `'EOF'`, `"EOF"` or `\EOF`, with no other quoting inside.
+/// `'EOF'`, `"EOF"` or `\EOF` (`\'` and `\\` too), with no other quoting
+/// inside: the forms the grammar matches.
 fn whole_quoted(t: &str) -> bool {
-    let inner_plain = |s: &str| !s.contains(['\'', '"', '\\', '$', '`']);
+    let plain = |s: &str| !s.contains(['\'', '"', '\\', '$', '`']);
     if let Some(rest) = t.strip_prefix('\\') {
-        return !rest.is_empty() && inner_plain(rest);
+        let mut chars = rest.chars();
+        return chars.next().is_some() && plain(chars.as_str());
     }
-    for q in ['\'', '"'] {
-        if let Some(inner) = t.strip_prefix(q).and_then(|r| r.strip_suffix(q)) {
-            return !inner.is_empty() && inner_plain(inner);
-        }
+    if let Some(inner) = t.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')) {
+        return !inner.is_empty() && !inner.contains('\'');
+    }
+    if let Some(inner) = t.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+        return !inner.is_empty() && plain(inner);
     }
     false
 }
@@ -285,5 +318,9 @@ mod tests {
         assert!(whole_quoted("\\EOF"));
         assert!(!whole_quoted("E'OF'"));
         assert!(!whole_quoted("'E'OF"));
+        assert!(whole_quoted("'```'"));
+        assert!(whole_quoted("\\'"));
+        assert!(whole_quoted("\\\\"));
+        assert!(!whole_quoted("\\E'OF'"));
     }
 }

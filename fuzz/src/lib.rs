@@ -7,7 +7,7 @@ use std::time::Duration;
 use bashgate_analyzer::{Analysis, Limits, Rule, Verdict};
 
 /// Most CPU time an analysis of an input under the size limit may take.
-/// The parser's own budget is 250 ms per script; this leaves room for the
+/// The parser's own budget is 2 s of wall time per script; this leaves room for the
 /// sanitizers' slowdown (about 10x) and for embedded scripts. CPU time of
 /// the thread, not wall time, so a busy machine does not raise false alarms.
 pub const TIME_BOUND: Duration = Duration::from_secs(3);

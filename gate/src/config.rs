@@ -429,7 +429,7 @@ pub struct BashSection {
 /// A configuration that could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{file}: cannot read: {source}")]
+    #[error("{file}: cannot read: {source} (it was named by --config, $BASHGATE_CONFIG or found by discovery; fix the path or remove the setting; `bashgate config` shows which file is used)")]
     Read {
         file: PathBuf,
         source: std::io::Error,
