@@ -36,7 +36,7 @@ pub use rules::{Rule, RuleInfo, RULES};
 pub use span::Span;
 pub use verdict::Verdict;
 
-use resolve::{Feed, Frame, Resolver, SpanMap};
+use resolve::{Feed, Frame, Resolver, SpanMap, Syntax};
 
 /// Analyzes a command with the built-in catalog and default limits.
 pub fn analyze(command: &str) -> Analysis {
@@ -50,6 +50,7 @@ pub fn analyze_with(command: &str, catalog: &Catalog, limits: &Limits) -> Analys
         embed_depth: 0,
         map: SpanMap::Offset(0),
         via: Vec::new(),
+        syntax: Syntax::Bash,
     };
     let any = r.script(command, &frame, &Feed::Inherited);
     r.finish();

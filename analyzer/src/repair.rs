@@ -112,6 +112,21 @@ fn newline_between_words(n: Node, text: &str, heredoc: bool, found: &mut Found) 
         let Some(gap) = text.get(from..to) else {
             continue;
         };
+        // `X=''\l\s curl`: bash reads one assignment `X=ls` and runs curl;
+        // the grammar ends the assignment at the quote and makes `\l\s`
+        // the command name. Nothing but line continuations may separate an
+        // assignment from a word that is still part of its value.
+        let touching = gap.is_empty() || gap.split("\\\n").all(str::is_empty);
+        if touching
+            && pair[0].kind() == "variable_assignment"
+            && !pair[1].kind().ends_with("redirect")
+        {
+            found.unrepaired.push(Disagreement {
+                span: Span::new(pair[0].start_byte(), pair[1].end_byte()),
+                why: "an assignment's value runs on into the next word: the parser and bash disagree about where the command name starts",
+            });
+            return;
+        }
         let bytes = gap.as_bytes();
         let newline =
             (0..bytes.len()).find(|&i| bytes[i] == b'\n' && (i == 0 || bytes[i - 1] != b'\\'));
@@ -164,14 +179,14 @@ fn heredoc_end_matches(n: Node, text: &str, found: &mut Found) {
 }
 
 /// bash 5.2 (5.2.15 at least) loses a `;` that follows a here-document
-/// inside `$( )`: `$(cat <<E⏎E⏎echo a; echo b)` runs `echo a echo b`, and
+/// inside `$( )` or `<( )`: `$(cat <<E⏎E⏎echo a; echo b)` runs `echo a echo b`, and
 /// other versions run two commands. Only a here-document that ends the
 /// substitution (`"$(cat <<'EOF' ... EOF⏎)"`, the usual commit message) reads
 /// the same everywhere.
 fn heredoc_in_substitution(n: Node, text: &str, found: &mut Found) {
     let mut up = n.parent();
     while let Some(p) = up {
-        if p.kind() == "command_substitution" {
+        if matches!(p.kind(), "command_substitution" | "process_substitution") {
             break;
         }
         up = p.parent();
@@ -193,7 +208,7 @@ fn heredoc_in_substitution(n: Node, text: &str, found: &mut Found) {
     if rest_of_line.contains([';', '|', '&']) || !after.trim().is_empty() {
         found.unrepaired.push(Disagreement {
             span: Span::new(n.start_byte(), n.end_byte()),
-            why: "commands after a here-document inside `$( )`: bash versions disagree about how they are split",
+            why: "commands after a here-document inside `$( )` or `<( )`: bash versions disagree about how they are split",
         });
     }
 }

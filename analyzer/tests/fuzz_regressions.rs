@@ -222,3 +222,29 @@ fn heredoc_in_substitution_drops_semicolon() {
         Verdict::Safe
     );
 }
+
+#[test]
+fn assignment_value_runs_into_command_name() {
+    assert_not_safe("X=''\\l\\s curl x");
+    assert_not_safe("X=\"a\"\\l\\s curl x");
+    assert_not_safe("trap 'LC_ALL=$'\\''b'\\''\" mk\"\\d\\i\\r date' EXIT");
+    // A plain assignment and a redirect that touches it are fine.
+    assert_eq!(analyze("X='a' ls").verdict, Verdict::Safe);
+    assert_eq!(analyze("X=1>o ls").verdict, Verdict::Safe);
+}
+
+#[test]
+fn posix_shell_evals_what_bash_would_read_differently() {
+    assert_not_safe("sh -c 'eval \\$\\'\\\\x63url\\'\\ x'");
+    assert_not_safe("sh -s <<<\"trap \\\\\\$\\\\'\\\\\\\\x63url\\\\' 0\"");
+    // The same under bash reads the same way everywhere.
+    assert_eq!(
+        analyze("bash -c \"eval \\$'\\\\x6cs'\"").verdict,
+        Verdict::Safe
+    );
+}
+
+#[test]
+fn heredoc_in_process_substitution_drops_semicolon() {
+    assert_not_safe("cat <( while true <<'E'\nE\ndo sort a; break; done )");
+}

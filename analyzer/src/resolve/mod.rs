@@ -8,6 +8,8 @@ mod options;
 mod shells;
 mod wrappers;
 
+pub use shells::Syntax;
+
 use std::collections::{HashMap, HashSet};
 
 use crate::analysis::{Finding, Invocation, RedirectUse};
@@ -58,6 +60,9 @@ pub struct Frame {
     pub embed_depth: usize,
     pub map: SpanMap,
     pub via: Vec<String>,
+    /// The grammar of the shell that runs this text: scripts it evals or
+    /// traps are read by the same shell.
+    pub syntax: Syntax,
 }
 
 impl Frame {

@@ -217,7 +217,15 @@ impl<'c> Resolver<'c> {
         match &script.value {
             Value::Static(text) => {
                 let text = text.clone();
-                self.embed(&text, script.origin, script.span, frame, feed, label);
+                self.embed_as(
+                    &text,
+                    script.origin,
+                    script.span,
+                    frame,
+                    feed,
+                    label,
+                    syntax,
+                );
                 self.check_syntax(&text, syntax, frame, script.span, label)
             }
             _ => self.add(
@@ -245,13 +253,14 @@ impl<'c> Resolver<'c> {
                 span,
             } => {
                 let text = text.clone();
-                self.embed(
+                self.embed_as(
                     &text,
                     *origin,
                     *span,
                     frame,
                     &Feed::Inherited,
                     &format!("{canon} stdin"),
+                    syntax,
                 );
                 self.check_syntax(&text, syntax, frame, *span, canon)
             }
@@ -328,7 +337,9 @@ impl<'c> Resolver<'c> {
     }
 
     /// Parses and walks `text` as a script embedded at `origin` (or derived
-    /// from the text at `span`) of the current frame's text.
+    /// from the text at `span`) of the current frame's text, run by the same
+    /// shell (`eval`, `trap`, backquotes). Under a shell that is not bash,
+    /// the embedded text is checked for the constructs it reads differently.
     pub(super) fn embed(
         &mut self,
         text: &str,
@@ -337,6 +348,24 @@ impl<'c> Resolver<'c> {
         frame: &Frame,
         feed: &Feed,
         label: &str,
+    ) {
+        if frame.syntax != Syntax::Bash {
+            self.check_syntax(text, frame.syntax, frame, span, label);
+        }
+        self.embed_as(text, origin, span, frame, feed, label, frame.syntax);
+    }
+
+    /// [`embed`](Self::embed) for a script run by a shell of this syntax.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn embed_as(
+        &mut self,
+        text: &str,
+        origin: Option<usize>,
+        span: Span,
+        frame: &Frame,
+        feed: &Feed,
+        label: &str,
+        syntax: Syntax,
     ) {
         if frame.embed_depth + 1 > self.limits.max_embed_depth {
             self.add(
@@ -358,6 +387,7 @@ impl<'c> Resolver<'c> {
                 v.push(label.to_string());
                 v
             },
+            syntax,
         };
         self.script(text, &inner, feed);
     }
