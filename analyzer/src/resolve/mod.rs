@@ -294,23 +294,31 @@ impl<'c> Resolver<'c> {
         any
     }
 
+    /// Records a finding at a span of the original command, naming the
+    /// embedded scripts it was found in.
+    fn add_via(&mut self, rule: Rule, span: Span, mut message: String, via: &[String]) {
+        if !via.is_empty() {
+            message = format!("{message} (inside {})", via.join(" → "));
+        }
+        self.findings.push(Finding {
+            rule,
+            span,
+            message,
+        });
+    }
+
     /// Findings that need the whole command seen: arithmetic on variables
     /// whose values are only known at run time.
     pub fn finish(&mut self) {
         let refs = std::mem::take(&mut self.arith_refs);
         for (name, span, via) in refs {
             if self.runtime_vars.contains_key(&name) {
-                let mut message = format!(
-                    "`{name}` is evaluated arithmetically and gets its value at run time; a subscript in that value would run a command"
-                );
-                if !via.is_empty() {
-                    message = format!("{message} (inside {})", via.join(" → "));
-                }
-                self.findings.push(Finding {
-                    rule: Rule::SubscriptEvaluation,
+                self.add_via(
+                    Rule::SubscriptEvaluation,
                     span,
-                    message,
-                });
+                    format!("`{name}` is evaluated arithmetically and gets its value at run time; a subscript in that value would run a command"),
+                    &via,
+                );
             }
         }
         for (program, span, via) in std::mem::take(&mut self.arith_outputs) {
@@ -322,15 +330,12 @@ impl<'c> Resolver<'c> {
             if numbers {
                 continue;
             }
-            let mut message = "arithmetic evaluates this substitution's output as an expression; a subscript in it would run a command".to_string();
-            if !via.is_empty() {
-                message = format!("{message} (inside {})", via.join(" → "));
-            }
-            self.findings.push(Finding {
-                rule: Rule::SubscriptEvaluation,
+            self.add_via(
+                Rule::SubscriptEvaluation,
                 span,
-                message,
-            });
+                "arithmetic evaluates this substitution's output as an expression; a subscript in it would run a command".to_string(),
+                &via,
+            );
         }
         let mut dangerous: Vec<(&String, &Span)> = self
             .runtime_vars
@@ -350,16 +355,12 @@ impl<'c> Resolver<'c> {
         }
         if let Some((span, via)) = self.integer_attribute.take() {
             if !self.runtime_vars.is_empty() {
-                let mut message =
-                    "integer variables evaluate assigned values arithmetically, and some values here are only known at run time".to_string();
-                if !via.is_empty() {
-                    message = format!("{message} (inside {})", via.join(" → "));
-                }
-                self.findings.push(Finding {
-                    rule: Rule::SubscriptEvaluation,
+                self.add_via(
+                    Rule::SubscriptEvaluation,
                     span,
-                    message,
-                });
+                    "integer variables evaluate assigned values arithmetically, and some values here are only known at run time".to_string(),
+                    &via,
+                );
             }
         }
     }
