@@ -77,13 +77,55 @@ impl Default for Options {
 }
 
 /// How to enter a new network namespace on this machine.
-fn unshare_prefix() -> Result<Vec<&'static str>, String> {
+/// The user commands run as when the harness is root: with root's
+/// privileges a generated `sed -i ... /dev/null` replaced the machine's
+/// /dev/null with a file. `nobody` can write only the scratch directory.
+const UNPRIVILEGED: &str = "65534";
+
+/// Whether this process runs as root.
+pub fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(2).map(|euid| euid == "0"))
+        })
+        .unwrap_or(false)
+}
+
+/// The command prefix that puts a driver in a fresh network namespace,
+/// without root's privileges over the machine's files: as root, a network
+/// namespace and then `setpriv` to `nobody`; otherwise an unprivileged user
+/// namespace, where the user's own files are all it can touch.
+fn unshare_prefix() -> Result<Vec<String>, String> {
     let mut errors = String::new();
-    for prefix in [
-        &["unshare", "--net", "--"][..],
-        &["unshare", "--user", "--map-root-user", "--net", "--"][..],
-    ] {
-        let out = Command::new(prefix[0])
+    let mut candidates: Vec<Vec<String>> = Vec::new();
+    if is_root() {
+        let setpriv = locate("setpriv")?;
+        candidates.push(
+            [
+                "unshare",
+                "--net",
+                "--",
+                &setpriv.display().to_string(),
+                &format!("--reuid={UNPRIVILEGED}"),
+                &format!("--regid={UNPRIVILEGED}"),
+                "--clear-groups",
+                "--",
+            ]
+            .map(String::from)
+            .to_vec(),
+        );
+    } else {
+        candidates.push(
+            ["unshare", "--user", "--map-root-user", "--net", "--"]
+                .map(String::from)
+                .to_vec(),
+        );
+    }
+    for prefix in candidates {
+        let out = Command::new(&prefix[0])
             .args(&prefix[1..])
             .args(["/bin/cat", "/proc/self/net/dev"])
             .output();
@@ -92,7 +134,7 @@ fn unshare_prefix() -> Result<Vec<&'static str>, String> {
                 let text = String::from_utf8_lossy(&o.stdout);
                 let ifaces = interfaces(&text);
                 if ifaces == ["lo"] {
-                    return Ok(prefix.to_vec());
+                    return Ok(prefix);
                 }
                 let _ = writeln!(
                     errors,
@@ -115,6 +157,13 @@ fn unshare_prefix() -> Result<Vec<&'static str>, String> {
         "cannot create a network namespace; the oracle refuses to run commands \
          without one (run as root, or enable unprivileged user namespaces):\n{errors}"
     ))
+}
+
+/// Opens a scratch path to the unprivileged user commands run as.
+fn share(path: &Path, mode: u32) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(mode))
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Interface names in `/proc/net/dev`.
@@ -161,6 +210,7 @@ impl Sandbox {
         let shims = root.join("shims");
         fs::create_dir_all(&shims)?;
         fs::create_dir_all(root.join("lost"))?;
+        share(&root.join("lost"), 0o777).map_err(std::io::Error::other)?;
         let sandbox = Sandbox { root, shims, keep };
         for name in all_names() {
             sandbox.write_shim(name)?;
@@ -251,6 +301,11 @@ done <"$1"
             fs::create_dir_all(d.join("sub")).map_err(|e| e.to_string())?;
             fs::write(d.join("a.txt"), "a\nb\n").map_err(|e| e.to_string())?;
             fs::write(d.join("b.txt"), "x\n").map_err(|e| e.to_string())?;
+            for dir in [d.clone(), d.join("log"), d.join("sub")] {
+                share(&dir, 0o777)?;
+            }
+            share(&d.join("a.txt"), 0o666)?;
+            share(&d.join("b.txt"), 0o666)?;
         }
         let driver = self.root.join("driver.sh");
         fs::write(&driver, self.driver(opts.per_command)).map_err(|e| e.to_string())?;
@@ -324,7 +379,7 @@ fn locate(program: &str) -> Result<PathBuf, String> {
 /// Starts one driver in its namespace. Its environment, inherited by every
 /// command, is all the commands get: `PATH` holds only the shims.
 fn spawn_driver(
-    prefix: &[&str],
+    prefix: &[String],
     driver: &Path,
     jobs: &Path,
     first: usize,
@@ -332,7 +387,7 @@ fn spawn_driver(
     shims: &Path,
 ) -> Result<std::process::Child, String> {
     use std::os::unix::process::CommandExt;
-    Command::new(locate(prefix[0])?)
+    Command::new(locate(&prefix[0])?)
         .args(&prefix[1..])
         .arg("/bin/bash")
         .arg(driver)

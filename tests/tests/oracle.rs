@@ -109,6 +109,31 @@ fn the_harness_sees_what_bash_starts() {
 }
 
 #[test]
+fn commands_cannot_write_outside_their_scratch_directory() {
+    // A directory like /dev: owned by the user running the harness, not
+    // writable by anyone else. Run as root, the commands run as nobody.
+    let guarded =
+        std::env::temp_dir().join(format!("bashgate-oracle-guard-{}", std::process::id()));
+    std::fs::create_dir_all(&guarded).expect("guard directory");
+    let target = guarded.join("x");
+    let cmd = format!(": > {0}; sed -i s/a/b/ {0}", target.display());
+    let runs = run(&[cmd.as_str()]);
+    let written = target.exists();
+    let _ = std::fs::remove_dir_all(&guarded);
+    if bashgate_tests::oracle::is_root() {
+        assert!(
+            !written,
+            "a command wrote {}: {:?}",
+            target.display(),
+            runs[0]
+        );
+    } else {
+        // Unprivileged, the harness's own files are all commands can reach.
+        eprintln!("not root: commands run in an unprivileged user namespace");
+    }
+}
+
+#[test]
 fn the_harness_refuses_to_run_without_a_network_namespace() {
     // Where a namespace can be made this documents the check; where it
     // cannot, every oracle test fails with its message.
