@@ -1311,7 +1311,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The program of a substitution holding one simple command with only
-    /// plain options (`-l`) and input redirects from plain file names.
+    /// short options (`-l`) and input redirects from plain file names.
     fn sole_program(&self, subst: Node) -> Option<String> {
         let mut cursor = subst.walk();
         let inner: Vec<Node> = subst.named_children(&mut cursor).collect();
@@ -1353,7 +1353,12 @@ impl<'a> Lowerer<'a> {
                     }
                     name = Some(self.text(word).to_string());
                 }
-                "word" if plain(part) && self.text(part).starts_with('-') => {}
+                // Short options only: a long one (`--files0-from`) can put
+                // file names into the output.
+                "word"
+                    if plain(part)
+                        && self.text(part).starts_with('-')
+                        && !self.text(part).starts_with("--") => {}
                 _ => return None,
             }
         }

@@ -49,22 +49,7 @@ struct Event {
 }
 
 fn decode(bytes: &[u8]) -> Result<Event, String> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(
-            "the hook received no input (expected Claude Code's event JSON on stdin)".into(),
-        );
-    }
-    if let Err(e) = std::str::from_utf8(bytes) {
-        return Err(format!(
-            "the hook input is not valid UTF-8 (at byte {})",
-            e.valid_up_to()
-        ));
-    }
-    let v: Value = serde_json::from_slice(bytes)
-        .map_err(|e| format!("the hook input is not valid JSON ({e})"))?;
-    let Value::Object(mut o) = v else {
-        return Err("the hook input is JSON but not an object".into());
-    };
+    let mut o = super::json_object(bytes, "Claude Code's event JSON")?;
     let text = |o: &serde_json::Map<String, Value>, k: &str| {
         o.get(k).and_then(Value::as_str).map(str::to_string)
     };

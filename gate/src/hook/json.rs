@@ -49,24 +49,10 @@ pub fn output(d: &Decision) -> Value {
 }
 
 pub fn decode(bytes: &[u8]) -> Result<Request, String> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(
-            "the hook received no input (expected a JSON object on stdin: \
-             {\"tool_name\", \"tool_input\", \"session_id\", \"cwd\"})"
-                .into(),
-        );
-    }
-    if let Err(e) = std::str::from_utf8(bytes) {
-        return Err(format!(
-            "the hook input is not valid UTF-8 (at byte {})",
-            e.valid_up_to()
-        ));
-    }
-    let v: Value = serde_json::from_slice(bytes)
-        .map_err(|e| format!("the hook input is not valid JSON ({e})"))?;
-    let Value::Object(mut o) = v else {
-        return Err("the hook input is JSON but not an object".into());
-    };
+    let mut o = super::json_object(
+        bytes,
+        "a JSON object: {\"tool_name\", \"tool_input\", \"session_id\", \"cwd\"}",
+    )?;
     let text = |o: &Map<String, Value>, k: &str| -> Result<Option<String>, String> {
         match o.get(k) {
             None | Some(Value::Null) => Ok(None),

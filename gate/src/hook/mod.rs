@@ -19,6 +19,31 @@ use crate::decision::{Decision, Layer};
 use crate::engine::Gate;
 use crate::taint;
 
+/// The hook's input as a JSON object, or why it is not one. `expected`
+/// says what should have come on stdin.
+pub(crate) fn json_object(
+    bytes: &[u8],
+    expected: &str,
+) -> Result<serde_json::Map<String, Value>, String> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(format!(
+            "the hook received no input (expected {expected} on stdin)"
+        ));
+    }
+    if let Err(e) = std::str::from_utf8(bytes) {
+        return Err(format!(
+            "the hook input is not valid UTF-8 (at byte {})",
+            e.valid_up_to()
+        ));
+    }
+    let v: Value = serde_json::from_slice(bytes)
+        .map_err(|e| format!("the hook input is not valid JSON ({e})"))?;
+    match v {
+        Value::Object(o) => Ok(o),
+        _ => Err("the hook input is JSON but not an object".into()),
+    }
+}
+
 static ANSWERED: AtomicBool = AtomicBool::new(false);
 
 /// Writes the answer once; later calls (the watchdog racing the decision)
