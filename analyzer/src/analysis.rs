@@ -60,8 +60,37 @@ pub struct RedirectUse {
     pub fd: Option<String>,
     /// The target after quote removal; `None` when only known at run time.
     pub target: Option<String>,
+    /// The target is a process substitution (`> >(tee log)`): a pipe to a
+    /// command the invocations already list, not a file.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub to_process: bool,
     pub span: Span,
     pub via: Vec<String>,
+}
+
+impl RedirectUse {
+    /// `>&2`, `2>&1`, `<&0`, `>&-`: a descriptor copied or closed, no file.
+    pub fn duplicates_fd(&self) -> bool {
+        (self.op.ends_with('&') || self.op == ">&" || self.op == "<&")
+            && self.target.as_deref().is_some_and(|t| {
+                t == "-" || (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+            })
+    }
+
+    /// Whether it names a file (not a copied descriptor or a process).
+    pub fn is_file(&self) -> bool {
+        !self.to_process && !self.duplicates_fd()
+    }
+
+    /// Whether the file is opened for reading (`<`, `<>`).
+    pub fn reads(&self) -> bool {
+        self.is_file() && self.op.starts_with('<') && !self.op.starts_with("<<")
+    }
+
+    /// Whether the file is opened for writing (`>`, `>>`, `&>`, `>|`, `<>`).
+    pub fn writes(&self) -> bool {
+        self.is_file() && self.op.contains('>')
+    }
 }
 
 /// The result of analyzing one command.

@@ -16,6 +16,7 @@
 //! given. The analyzer does no I/O.
 
 pub mod analysis;
+pub mod argv;
 pub mod catalog;
 pub mod ir;
 pub mod limits;

@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::config::Config;
-use crate::remote::{self, Target};
+use crate::remote;
+use bashgate::config::Config;
+use bashgate::endpoint::Target;
 
 /// One admin request; the answer's JSON, or a message for the person.
 fn admin(
@@ -55,7 +56,7 @@ fn finish(r: Result<(), String>, what: &str) -> ExitCode {
 }
 
 fn age(ms: i64) -> String {
-    let now = crate::taint::now_ms() as i64;
+    let now = bashgate::taint::now_ms() as i64;
     let s = ((ms - now) / 1000).max(0);
     format!("{s} s")
 }

@@ -3,12 +3,16 @@
 //! record is written or read. A failing write is reported on stderr by the
 //! caller and never changes a decision.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rusqlite::config::DbConfig;
 use rusqlite::{params, params_from_iter, Connection, OpenFlags};
 use serde::Serialize;
+
+use crate::call::ToolCall;
+use crate::decision::{excerpt, Decision};
+use crate::engine::Outcome;
 
 const SCHEMA_VERSION: i64 = 1;
 
@@ -55,6 +59,46 @@ pub struct Record {
     pub rule: Option<String>,
     pub decision: String,
     pub reason: String,
+}
+
+impl Record {
+    /// A record of a decision about one call, stamped now.
+    pub fn decided(session: &str, event: &str, tool: &str, cwd: &Path, d: &Decision) -> Record {
+        let now = crate::taint::now_ms() as i64;
+        Record {
+            time: rfc3339(now),
+            unix_ms: now,
+            session: session.to_string(),
+            event: event.to_string(),
+            tool: tool.to_string(),
+            cwd: Some(cwd.display().to_string()),
+            layer: d.layer.as_str().to_string(),
+            rule: d.rule.map(|r| r.id().to_string()),
+            decision: d.permission.as_str().to_string(),
+            reason: d.reason.clone(),
+            ..Default::default()
+        }
+    }
+
+    /// The record of an engine outcome: the decision with the command, its
+    /// verdict and findings, and the taint it was decided under.
+    pub fn of_outcome(call: &ToolCall, event: &str, outcome: &Outcome) -> Record {
+        let mut r = Record::decided(call.session, event, call.tool, call.cwd, &outcome.decision);
+        r.command = outcome
+            .command
+            .clone()
+            .or_else(|| Some(excerpt(&call.input.to_string(), 2000)));
+        r.verdict = outcome.verdict.map(|v| v.as_str().to_string());
+        r.findings = outcome
+            .analysis
+            .as_ref()
+            .map(|a| serde_json::to_string(&a.findings).unwrap_or_default());
+        if let Some(t) = outcome.taint {
+            r.corruption = Some(t.corruption);
+            r.secret = Some(t.secret);
+        }
+        r
+    }
 }
 
 /// The audit database at `path`.

@@ -14,44 +14,10 @@
 use bashgate_analyzer::Verdict;
 
 use crate::config::OnError;
-use crate::decision::{Decision, Layer, Permission};
-use crate::rules;
+use crate::cop::CopResult;
+use crate::decision::{Decision, Layer};
+use crate::rules::GateRule;
 use crate::taint::Taint;
-
-/// What the Cop said, or why it could not say.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CopResult {
-    Clear(String),
-    Flagged(String),
-    /// No key configured: nobody to ask but the person.
-    Unavailable(String),
-    /// It was asked and did not answer usably.
-    Failed(String),
-}
-
-/// The decision for an error, per `on_error`.
-pub fn on_error(on_error: OnError, layer: Layer, what: &str) -> Decision {
-    let (permission, tail) = match on_error {
-        OnError::Allow => (Permission::Allow, "on_error = \"allow\" lets it through"),
-        OnError::Ask => (
-            Permission::Ask,
-            "on_error = \"ask\": approve it only if you expect this command",
-        ),
-        OnError::Deny => (
-            Permission::Deny,
-            "on_error = \"deny\" blocks it; retry, or ask the person to check bashgate",
-        ),
-    };
-    Decision::new(
-        permission,
-        layer,
-        Some(rules::GATE_ERROR),
-        format!(
-            "bashgate could not finish its check: {what}; {tail} ({} gate-error).",
-            rules::GATE_ERROR
-        ),
-    )
-}
 
 /// Decides a command's fate from its verdict and the session's taint,
 /// calling `cop` only when a row needs it.
@@ -69,6 +35,7 @@ pub fn decide(
         );
     }
     let state = taint.describe();
+    let human = GateRule::NeedsHuman;
     match verdict {
         Verdict::Safe => Decision::allow(
             Layer::Cascade,
@@ -76,12 +43,12 @@ pub fn decide(
         ),
         Verdict::Network if taint.both() => Decision::ask(
             Layer::Cascade,
-            rules::NEEDS_HUMAN,
+            human,
             format!(
                 "bashgate asks the person about {what}: it can reach the network and the session is \
                  {state} (it has read untrusted content and secrets), so it could leak them \
-                 ({} needs-human). Approve only if you expect this exact command.",
-                rules::NEEDS_HUMAN
+                 ({}). Approve only if you expect this exact command.",
+                human.tag()
             ),
         ),
         Verdict::Network | Verdict::Unknown => {
@@ -90,41 +57,41 @@ pub fn decide(
             } else {
                 "cannot be proven local"
             };
-            match cop() {
-                CopResult::Clear(r) => Decision::allow(
+            let reviewed = cop().decide(
+                Layer::Cascade,
+                on_err,
+                |_| format!("{what}: it {kind} and the session is {state}"),
+                |r| {
+                    if verdict == Verdict::Unknown && taint.both() {
+                        Decision::ask(
+                            Layer::Cascade,
+                            human,
+                            format!(
+                                "bashgate asks the person about {what}: the reviewer flagged it ({r}) and the \
+                                 session is {state} ({}). Approve only if you expect this exact command.",
+                                human.tag()
+                            ),
+                        )
+                    } else {
+                        let rule = GateRule::CopFlagged;
+                        Decision::deny(
+                            Layer::Cascade,
+                            rule,
+                            format!(
+                                "bashgate stopped {what}: the session is {state} and the reviewer flagged it: {r} \
+                                 ({}). Instead: do the work with local tools, or ask the person to run it.",
+                                rule.tag()
+                            ),
+                        )
+                    }
+                },
+            );
+            match reviewed {
+                Ok(r) => Decision::allow(
                     Layer::Cascade,
                     format!("bashgate allowed {what}: it {kind} and the session is {state}, and the reviewer cleared it ({r})"),
                 ),
-                CopResult::Flagged(r) if verdict == Verdict::Unknown && taint.both() => {
-                    Decision::ask(
-                        Layer::Cascade,
-                        rules::NEEDS_HUMAN,
-                        format!(
-                            "bashgate asks the person about {what}: the reviewer flagged it ({r}) and the \
-                             session is {state} ({} needs-human). Approve only if you expect this exact command.",
-                            rules::NEEDS_HUMAN
-                        ),
-                    )
-                }
-                CopResult::Flagged(r) => Decision::deny(
-                    Layer::Cascade,
-                    rules::COP_FLAGGED,
-                    format!(
-                        "bashgate stopped {what}: the session is {state} and the reviewer flagged it: {r} \
-                         ({} cop-flagged). Instead: do the work with local tools, or ask the person to run it.",
-                        rules::COP_FLAGGED
-                    ),
-                ),
-                CopResult::Unavailable(why) => Decision::ask(
-                    Layer::Cascade,
-                    rules::COP_UNAVAILABLE,
-                    format!(
-                        "bashgate asks the person about {what}: it {kind}, the session is {state}, and the \
-                         reviewer is not available ({why}) ({} cop-unavailable).",
-                        rules::COP_UNAVAILABLE
-                    ),
-                ),
-                CopResult::Failed(why) => on_error(on_err, Layer::Cascade, &format!("the reviewer failed: {why}")),
+                Err(d) => d,
             }
         }
     }
@@ -133,7 +100,7 @@ pub fn decide(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use Permission::*;
+    use crate::decision::Permission::{self, *};
 
     const NONE: Taint = Taint {
         corruption: false,
@@ -193,7 +160,7 @@ mod tests {
     fn network_with_both_taints_needs_the_person() {
         let d = decide(Verdict::Network, BOTH, "`curl x`", OnError::Ask, never);
         assert_eq!(d.permission, Ask);
-        assert_eq!(d.rule.as_deref(), Some(rules::NEEDS_HUMAN));
+        assert_eq!(d.rule, Some(GateRule::NeedsHuman));
     }
 
     #[test]
@@ -231,7 +198,7 @@ mod tests {
                 CopResult::Failed("timeout".into())
             });
             assert_eq!(d.permission, p);
-            assert_eq!(d.rule.as_deref(), Some(rules::GATE_ERROR));
+            assert_eq!(d.rule, Some(GateRule::GateError));
         }
     }
 }

@@ -305,7 +305,7 @@ pub fn run() -> ExitCode {
                     r.summary
                 );
             }
-            for r in crate::rules::GATE_RULES {
+            for r in bashgate::rules::GATE_RULES {
                 let _ = writeln!(
                     out,
                     "{}  {:<22} {:<8} {}",
@@ -319,9 +319,9 @@ pub fn run() -> ExitCode {
                 print!("{}", render::explain(info));
                 ExitCode::SUCCESS
             }
-            None => match crate::rules::lookup(&rule) {
+            None => match bashgate::rules::lookup(&rule) {
                 Some(r) => {
-                    print!("{}", crate::rules::explain(r));
+                    print!("{}", bashgate::rules::explain(r));
                     ExitCode::SUCCESS
                 }
                 None => {
@@ -333,13 +333,19 @@ pub fn run() -> ExitCode {
         Command::Hook {
             agent: HookAgent::Claude { remote },
         } => {
-            crate::hook::claude::run(config_flag.as_deref(), remote.as_deref());
+            crate::hook::run::<crate::hook::claude::Claude>(
+                config_flag.as_deref(),
+                remote.as_deref(),
+            );
             ExitCode::SUCCESS
         }
         Command::Hook {
             agent: HookAgent::Json { remote },
         } => {
-            crate::hook::json::run(config_flag.as_deref(), remote.as_deref());
+            crate::hook::run::<crate::hook::json::JsonHook>(
+                config_flag.as_deref(),
+                remote.as_deref(),
+            );
             ExitCode::SUCCESS
         }
         Command::Serve {
@@ -436,7 +442,7 @@ pub fn run() -> ExitCode {
             json,
         } => crate::commands::audit(
             config_flag.as_deref(),
-            crate::audit::Filter {
+            bashgate::audit::Filter {
                 session,
                 tool,
                 decision,

@@ -4,9 +4,9 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::audit::{self, Audit, Filter};
-use crate::config::{self, Config};
-use crate::taint::Store;
+use bashgate::audit::{self, Audit, Filter};
+use bashgate::config::{self, Config};
+use bashgate::taint::Store;
 
 pub(crate) fn load_config(flag: Option<&Path>) -> Result<(config::Source, Config), ExitCode> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
@@ -27,7 +27,7 @@ pub fn init_claude(
     remote: Option<String>,
 ) -> ExitCode {
     if let Some(url) = &remote {
-        if let Err(e) = crate::remote::Target::parse(url) {
+        if let Err(e) = bashgate::endpoint::Target::parse(url) {
             eprintln!("bashgate init: --remote {e}");
             return ExitCode::from(2);
         }
@@ -80,7 +80,7 @@ pub fn audit(
         Err(code) => return code,
     };
     if let Some(s) = since {
-        match audit::parse_since(&s, crate::taint::now_ms() as i64) {
+        match audit::parse_since(&s, bashgate::taint::now_ms() as i64) {
             Some(ms) => filter.since_ms = Some(ms),
             None => {
                 eprintln!("bashgate audit: --since `{s}` is not a duration (90s, 15m, 2h, 7d) or unix seconds");
@@ -129,7 +129,7 @@ pub fn audit(
                     .unwrap_or_default(),
                 r.command
                     .as_deref()
-                    .map(|c| crate::decision::excerpt(c, 100))
+                    .map(|c| bashgate::decision::excerpt(c, 100))
                     .unwrap_or_default(),
                 r.session,
                 taint,

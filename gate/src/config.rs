@@ -612,12 +612,12 @@ fn validate(c: &Config) -> Result<(), (String, String)> {
         }
     }
     if let Some(l) = &c.serve.listen {
-        if let Err(e) = crate::remote::Target::parse_listen(l) {
+        if let Err(e) = crate::endpoint::Target::parse_listen(l) {
             return Err(("serve.listen".into(), e));
         }
     }
     if let Some(u) = &c.remote.url {
-        if let Err(e) = crate::remote::Target::parse(u) {
+        if let Err(e) = crate::endpoint::Target::parse(u) {
             return Err(("remote.url".into(), e));
         }
     }
@@ -711,6 +711,15 @@ impl Config {
             v.extend(b.allowed_dirs.iter().cloned());
         }
         v
+    }
+
+    /// The audit database: `[audit] path`, or `audit.db` in the state
+    /// directory.
+    pub fn audit_path(&self) -> PathBuf {
+        self.audit
+            .path
+            .clone()
+            .unwrap_or_else(|| self.state_dir().join("audit.db"))
     }
 
     /// The state directory: `BASHGATE_STATE_DIR`, `state_dir`, then the

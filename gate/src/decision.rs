@@ -3,6 +3,9 @@
 
 use serde::Serialize;
 
+use crate::config::OnError;
+use crate::rules::GateRule;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Permission {
@@ -64,17 +67,22 @@ impl Layer {
 pub struct Decision {
     pub permission: Permission,
     pub layer: Layer,
-    /// A rule id (`BG105`, `BG401`...) when one rule decided.
-    pub rule: Option<String>,
+    /// The rule, when one rule decided.
+    pub rule: Option<GateRule>,
     pub reason: String,
 }
 
 impl Decision {
-    pub fn new(permission: Permission, layer: Layer, rule: Option<&str>, reason: String) -> Self {
+    pub fn new(
+        permission: Permission,
+        layer: Layer,
+        rule: Option<GateRule>,
+        reason: String,
+    ) -> Self {
         Decision {
             permission,
             layer,
-            rule: rule.map(str::to_string),
+            rule,
             reason,
         }
     }
@@ -83,12 +91,52 @@ impl Decision {
         Decision::new(Permission::Allow, layer, None, reason.into())
     }
 
-    pub fn deny(layer: Layer, rule: &str, reason: impl Into<String>) -> Self {
+    pub fn deny(layer: Layer, rule: GateRule, reason: impl Into<String>) -> Self {
         Decision::new(Permission::Deny, layer, Some(rule), reason.into())
     }
 
-    pub fn ask(layer: Layer, rule: &str, reason: impl Into<String>) -> Self {
+    pub fn ask(layer: Layer, rule: GateRule, reason: impl Into<String>) -> Self {
         Decision::new(Permission::Ask, layer, Some(rule), reason.into())
+    }
+
+    /// The decision for something that failed, per `on_error`: every failure
+    /// is a decision, never a silent pass.
+    pub fn on_error(on_error: OnError, layer: Layer, what: &str) -> Decision {
+        let (permission, tail) = match on_error {
+            OnError::Allow => (Permission::Allow, "on_error = \"allow\" lets it through"),
+            OnError::Ask => (
+                Permission::Ask,
+                "on_error = \"ask\": approve it only if you expect this command",
+            ),
+            OnError::Deny => (
+                Permission::Deny,
+                "on_error = \"deny\" blocks it; retry, or ask the person to check bashgate",
+            ),
+        };
+        let rule = GateRule::GateError;
+        Decision::new(
+            permission,
+            layer,
+            Some(rule),
+            format!(
+                "bashgate could not finish its check: {what}; {tail} ({}).",
+                rule.tag()
+            ),
+        )
+    }
+
+    /// What the person is told when the configuration cannot be read: the
+    /// call is asked about, never let through unchecked.
+    pub fn bad_config(error: &str) -> Decision {
+        Decision::new(
+            Permission::Ask,
+            Layer::Config,
+            Some(GateRule::GateError),
+            format!(
+                "bashgate's configuration is invalid, so it cannot check this call: {error}. \
+                 Fix the configuration; until then every call asks the person."
+            ),
+        )
     }
 }
 

@@ -1,39 +1,34 @@
-//! The gate itself: a tool call in, a decision out. Bash calls go through
-//! the policy layers then the taint cascade; other tools through the path
-//! policy (local tools) or service gating (MCP servers, WebFetch...). After
-//! a tool has run, `record` sets the session's taint from what it read.
+//! The decision engine: a tool call in, a decision out. Every call, Bash
+//! or not, walks the one ordered list of policy layers (`policy::LAYERS`);
+//! the first deny wins, asks are gathered, and what is left is concluded by
+//! the kind of call: the taint cascade for Bash, allow for workspace tools
+//! and services that no layer stopped. After a tool has run, `record` sets
+//! the session's taint from what it read.
 //!
-//! Everything expensive is built on first use: the data tables of layers
-//! that are off are never parsed, and the Cop's HTTP client exists only
+//! Everything expensive is built on first use: the layers a configuration
+//! turns on (and their tables) once per gate, the Cop's HTTP client only
 //! when a decision needs the Cop.
 
-use std::cell::OnceCell;
-use std::path::Path;
+use std::cell::{OnceCell, RefCell};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
 
 use bashgate_analyzer::{analyze, Analysis, Verdict};
-use serde_json::{json, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::cascade::{self, CopResult};
+pub use crate::call::ToolCall;
+use crate::cascade;
 use crate::config::{Config, OnError};
-use crate::cop::{Cop, Question};
+use crate::cop::{Cop, CopResult, Question};
 use crate::decision::{excerpt, Decision, Layer, Permission};
-use crate::policy::{self, paths::PathOutcome, BashCall};
-use crate::rules;
+use crate::policy::{self, BashCall, Call, Env, PolicyLayer, ServiceCall, Step, Subject};
 use crate::secret_paths::SecretPaths;
 use crate::secrets::Scanner;
 use crate::services::{self, ToolKind, Tools};
 use crate::taint::{
     self, CachedReview, SessionState, SessionStore, Source, StateError, Store, Taint,
 };
-
-/// One tool call, as any adapter (hook, CLI) hands it over.
-pub struct ToolCall<'a> {
-    pub session: &'a str,
-    pub cwd: &'a Path,
-    pub tool: &'a str,
-    pub input: &'a Value,
-}
 
 /// A decision with what the audit log keeps about it.
 pub struct Outcome {
@@ -42,25 +37,32 @@ pub struct Outcome {
     pub verdict: Option<Verdict>,
     pub analysis: Option<Analysis>,
     pub taint: Option<Taint>,
+    /// What went wrong without changing the decision (a cache that could
+    /// not be written), for the surface to report.
+    pub warnings: Vec<String>,
 }
 
 impl Outcome {
-    fn bare(decision: Decision) -> Outcome {
+    pub fn bare(decision: Decision) -> Outcome {
         Outcome {
             decision,
             command: None,
             verdict: None,
             analysis: None,
             taint: None,
+            warnings: Vec::new(),
         }
     }
 }
 
+type Layers = Vec<Box<dyn PolicyLayer + Send + Sync>>;
+
 pub struct Gate {
     pub config: Config,
     /// The configuration file in force, protected from the agent.
-    pub config_file: Option<std::path::PathBuf>,
+    pub config_file: Option<PathBuf>,
     store: Box<dyn SessionStore>,
+    layers: OnceCell<Layers>,
     tools: OnceCell<Tools>,
     secret_paths: OnceCell<SecretPaths>,
     scanner: OnceCell<Scanner>,
@@ -70,6 +72,8 @@ pub struct Gate {
     /// the fast path spawns no thread.
     before_slow: Option<Box<dyn Fn()>>,
     slow_started: OnceCell<()>,
+    /// Warnings of the decision under way, moved into its outcome.
+    warnings: RefCell<Vec<String>>,
 }
 
 /// Decisions gathered across layers: the first deny ends the walk, asks
@@ -80,7 +84,7 @@ struct Tally {
 }
 
 impl Tally {
-    /// Files a layer's decision; `Some` when it ends the walk (a deny).
+    /// Files a decision; `Some` when it ends the walk (a deny).
     fn file(&mut self, d: Decision) -> Option<Decision> {
         match d.permission {
             Permission::Deny => Some(d),
@@ -105,6 +109,39 @@ impl Tally {
     }
 }
 
+/// What the layers see of the gate for one call.
+struct CallEnv<'a> {
+    gate: &'a Gate,
+    session: &'a str,
+    state: &'a SessionState,
+}
+
+impl Env for CallEnv<'_> {
+    fn config(&self) -> &Config {
+        &self.gate.config
+    }
+
+    fn config_file(&self) -> Option<&Path> {
+        self.gate.config_file.as_deref()
+    }
+
+    fn path_keys(&self) -> &[String] {
+        self.gate.tools().path_keys()
+    }
+
+    fn scanner(&self) -> &Scanner {
+        self.gate.scanner()
+    }
+
+    fn review(&self, q: &Question) -> CopResult {
+        self.gate.ask_cop(self.session, self.state, q)
+    }
+
+    fn before_slow(&self) {
+        self.gate.slow()
+    }
+}
+
 impl Gate {
     pub fn new(config: Config) -> Gate {
         let store = Store::new(&config.state_dir());
@@ -117,12 +154,14 @@ impl Gate {
             config,
             config_file: None,
             store,
+            layers: OnceCell::new(),
             tools: OnceCell::new(),
             secret_paths: OnceCell::new(),
             scanner: OnceCell::new(),
             cop: OnceCell::new(),
             before_slow: None,
             slow_started: OnceCell::new(),
+            warnings: RefCell::new(Vec::new()),
         }
     }
 
@@ -135,6 +174,10 @@ impl Gate {
         if let Some(f) = &self.before_slow {
             self.slow_started.get_or_init(f);
         }
+    }
+
+    fn layers(&self) -> &Layers {
+        self.layers.get_or_init(|| policy::build(&self.config))
     }
 
     fn tools(&self) -> &Tools {
@@ -154,8 +197,13 @@ impl Gate {
         self.cop.get_or_init(|| Cop::from_config(&self.config.cop))
     }
 
-    fn on_error(&self, layer: Layer, what: &str) -> Decision {
-        cascade::on_error(self.config.on_error, layer, what)
+    pub fn on_error_mode(&self) -> OnError {
+        self.config.on_error
+    }
+
+    /// A failure, decided per `on_error`.
+    pub fn on_error(&self, layer: Layer, what: &str) -> Decision {
+        Decision::on_error(self.config.on_error, layer, what)
     }
 
     /// The session's state and taint (with `contains_secrets`), or why it
@@ -212,7 +260,9 @@ impl Gate {
                 .store
                 .update_with(session, Box::new(|s| s.cache(key, entry)))
             {
-                eprintln!("bashgate: cannot cache the reviewer's answer: {e}");
+                self.warnings
+                    .borrow_mut()
+                    .push(format!("cannot cache the reviewer's answer: {e}"));
             }
         }
         result
@@ -224,502 +274,148 @@ impl Gate {
     pub fn decides_locally(&self, call: &ToolCall) -> bool {
         match self.tools().classify(call.tool, &self.config) {
             ToolKind::Bash => call
-                .input
-                .get("command")
-                .and_then(Value::as_str)
+                .command()
                 .is_some_and(|c| analyze(c).verdict == Verdict::Safe),
             ToolKind::Local => true,
             ToolKind::Service { .. } => false,
         }
     }
 
+    /// Decides a tool call before it runs; an internal error (a panic) is
+    /// an `on_error` decision, never a missing answer.
+    pub fn decide_guarded(&self, call: &ToolCall) -> Outcome {
+        catch_unwind(AssertUnwindSafe(|| self.decide(call))).unwrap_or_else(|_| {
+            Outcome::bare(self.on_error(
+                Layer::Input,
+                "bashgate hit an internal error (a bug; please report it)",
+            ))
+        })
+    }
+
     /// Decides a tool call before it runs.
     pub fn decide(&self, call: &ToolCall) -> Outcome {
-        match self.tools().classify(call.tool, &self.config) {
-            ToolKind::Bash => self.bash(call),
-            ToolKind::Local => Outcome::bare(self.local(call)),
+        let kind = self.tools().classify(call.tool, &self.config);
+        let analysis;
+        let subject = match &kind {
+            ToolKind::Bash => {
+                let Some(command) = call.command() else {
+                    return Outcome::bare(self.on_error(
+                        Layer::Input,
+                        "the Bash call has no \"command\" string in tool_input",
+                    ));
+                };
+                analysis = analyze(command);
+                Subject::Bash(BashCall {
+                    command,
+                    analysis: &analysis,
+                    cwd: call.cwd,
+                })
+            }
+            ToolKind::Local => Subject::Local,
             ToolKind::Service {
                 name,
                 tool,
                 trust,
                 known,
-            } => {
-                let (state, taint) = self.session(call.session);
-                let t = taint.as_ref().ok().copied();
-                let d = self.service(call, &state, taint, &name, &tool, &trust, known);
-                Outcome {
-                    taint: t,
-                    ..Outcome::bare(d)
-                }
-            }
-        }
-    }
-
-    fn bash(&self, call: &ToolCall) -> Outcome {
-        let Some(command) = call.input.get("command").and_then(Value::as_str) else {
-            return Outcome::bare(self.on_error(
-                Layer::Input,
-                "the Bash call has no \"command\" string in tool_input",
-            ));
+            } => Subject::Service(ServiceCall {
+                name,
+                tool,
+                trust,
+                known: *known,
+            }),
         };
-        let analysis = analyze(command);
         let (state, taint) = self.session(call.session);
-        let mut out = Outcome {
-            command: Some(command.to_string()),
-            verdict: Some(analysis.verdict),
-            taint: taint.as_ref().ok().copied(),
-            decision: Decision::allow(Layer::Cascade, ""),
-            analysis: None,
+        let call = Call {
+            tool: call,
+            subject,
+            taint: &taint,
         };
-        out.decision = self.bash_layers(call, command, &analysis, &state, taint);
-        out.analysis = Some(analysis);
+        let decision = self.walk(&call, &state);
+        let mut out = Outcome::bare(decision);
+        out.warnings = self.warnings.take();
+        out.taint = taint.as_ref().ok().copied();
+        if let Subject::Bash(b) = &call.subject {
+            out.command = Some(b.command.to_string());
+            out.verdict = Some(b.analysis.verdict);
+            out.analysis = Some(b.analysis.clone());
+        }
         out
     }
 
-    fn bash_layers(
-        &self,
-        call: &ToolCall,
-        command: &str,
-        analysis: &Analysis,
-        state: &SessionState,
-        taint: Result<Taint, StateError>,
-    ) -> Decision {
-        let cfg = &self.config;
-        let bc = BashCall {
-            command,
-            analysis,
-            cwd: call.cwd,
+    /// The layers in order, then the conclusion for the kind of call.
+    fn walk(&self, call: &Call, state: &SessionState) -> Decision {
+        let env = CallEnv {
+            gate: self,
+            session: call.tool.session,
+            state,
         };
-        let what = format!("`{}`", excerpt(command, 120));
         let mut tally = Tally::default();
-        let mut verdict = analysis.verdict;
-
-        if let Some(d) = policy::always::check(&cfg.always, &bc) {
-            return d;
-        }
-        if cfg.always.self_protection {
-            let guard = policy::selfguard::SelfGuard::new(
-                &cfg.state_dir(),
-                self.config_file.as_deref(),
-                call.cwd,
-            );
-            // Only output redirects matter here, and they all contain `>`.
-            let redirects = if command.contains('>') {
-                policy::redirects::collect(command, analysis)
-            } else {
-                Some(Vec::new())
-            };
-            if let Some(d) = guard.check_bash(&bc, redirects.as_deref()) {
-                return d;
-            }
-        }
-        if cfg.denylist_enabled() {
-            let dl = policy::denylist::Denylist::new(&cfg.denied_commands());
-            if let Some(d) = dl.check(&bc) {
-                return d;
-            }
-        }
-        if cfg.allowlist.enabled {
-            if let Some(d) = policy::allowlist::Allowlist::new(&cfg.allowlist).check(&bc) {
-                return d;
-            }
-        }
-        if cfg.git_guard.enabled {
-            if let Some(d) = policy::gitguard::check(&cfg.git_guard, &bc) {
-                return d;
-            }
-        }
-        let allowed_dirs = cfg.allowed_dirs();
-        if !allowed_dirs.is_empty() {
-            let pp = policy::paths::PathPolicy::new(&allowed_dirs, call.cwd);
-            let redirects = policy::redirects::collect(command, analysis);
-            match pp.check(&bc, redirects.as_deref()) {
-                PathOutcome::Inside => {}
-                PathOutcome::Outside { written, resolved } => {
-                    let rule = rules::PATH_OUTSIDE;
-                    return Decision::deny(
-                        Layer::Paths,
-                        rule,
-                        policy::reason(
-                            &what,
-                            &format!(
-                                "`{written}` resolves to {}, outside the allowed directories ({})",
-                                resolved.display(),
-                                allowed_dirs.join(", ")
-                            ),
-                            rule,
-                            "work on files inside the allowed directories",
-                        ),
-                    );
-                }
-                PathOutcome::Unsettled(why) => {
-                    if cfg.paths.cop {
-                        let cwd = call.cwd.display().to_string();
-                        let q = Question::Paths {
-                            command,
-                            allowed_dirs: &allowed_dirs,
-                            cwd: &cwd,
-                            unsettled: &why,
-                        };
-                        let d = match self.ask_cop(call.session, state, &q) {
-                            CopResult::Clear(_) => None,
-                            CopResult::Flagged(r) => {
-                                let rule = rules::PATH_OUTSIDE;
-                                Some(Decision::deny(
-                                    Layer::Paths,
-                                    rule,
-                                    policy::reason(
-                                        &what,
-                                        &format!("the reviewer found it may reach a path outside the allowed directories: {r}"),
-                                        rule,
-                                        "work on files inside the allowed directories, with literal paths",
-                                    ),
-                                ))
-                            }
-                            CopResult::Unavailable(w) => Some(Decision::ask(
-                                Layer::Paths,
-                                rules::COP_UNAVAILABLE,
-                                format!(
-                                    "bashgate asks the person about {what}: static analysis cannot tell which paths it touches ({}) and the reviewer is not available ({w}) ({} cop-unavailable).",
-                                    why.join("; "),
-                                    rules::COP_UNAVAILABLE
-                                ),
-                            )),
-                            CopResult::Failed(w) => Some(self.on_error(
-                                Layer::Paths,
-                                &format!("the path reviewer failed: {w}"),
-                            )),
-                        };
-                        if let Some(stop) = d.and_then(|d| tally.file(d)) {
-                            return stop;
-                        }
-                    } else {
-                        verdict = verdict.max(Verdict::Unknown);
-                    }
-                }
-            }
-        }
-        let taint_now = taint.as_ref().ok().copied();
-        if let Some(stop) = self.plugins(call, Some(analysis), taint_now, &mut tally) {
-            return stop;
-        }
-        if verdict == Verdict::Network {
-            if let Some(hit) = self.scanner().scan(command) {
-                let d = Decision::ask(
-                    Layer::Secrets,
-                    rules::SECRET_IN_PAYLOAD,
-                    format!(
-                        "bashgate asks the person about {what}: it reaches the network and contains what looks like a {} ({}) ({} secret-in-payload). Approve only if sending it is intended.",
-                        hit.kind,
-                        hit.masked,
-                        rules::SECRET_IN_PAYLOAD
-                    ),
-                );
-                tally.file(d);
-            }
-        }
-        let allow = if cfg.taint.cascade {
-            match taint {
-                Err(_) if verdict == Verdict::Safe => Decision::allow(
-                    Layer::Cascade,
-                    format!("bashgate allowed {what}: it is provably local (the session's taint could not be read)"),
-                ),
-                Err(e) => {
-                    let d = self.on_error(
-                        Layer::State,
-                        &format!("cannot read the session's taint: {e}"),
-                    );
-                    if let Some(stop) = tally.file(d.clone()) {
-                        return stop;
-                    }
-                    d
-                }
-                Ok(t) => {
-                    let d = cascade::decide(verdict, t, &what, cfg.on_error, || {
-                        self.ask_cop(call.session, state, &Question::Bash { command })
-                    });
-                    if let Some(stop) = tally.file(d.clone()) {
-                        return stop;
-                    }
-                    d
-                }
-            }
-        } else {
-            Decision::allow(
-                Layer::Cascade,
-                format!("bashgate allowed {what}: no policy layer objected"),
-            )
-        };
-        tally.finish(allow)
-    }
-
-    /// Runs the configured plugins that apply to this tool.
-    fn plugins(
-        &self,
-        call: &ToolCall,
-        analysis: Option<&Analysis>,
-        taint: Option<Taint>,
-        tally: &mut Tally,
-    ) -> Option<Decision> {
-        if self.config.plugins.is_empty() {
-            return None;
-        }
-        let mut request = json!({
-            "hook_event_name": "PreToolUse",
-            "session_id": call.session,
-            "cwd": call.cwd.display().to_string(),
-            "tool_name": call.tool,
-            "tool_input": call.input,
-            "taint": taint,
-        });
-        if let Some(a) = analysis {
-            request["analysis"] = serde_json::to_value(a).unwrap_or(Value::Null);
-        }
-        self.slow();
-        for p in &self.config.plugins {
-            if !p.tools.is_empty() && !p.tools.iter().any(|t| t == call.tool) {
-                continue;
-            }
-            let d = match policy::plugins::run(p, &request) {
-                Ok(a) => match a.permission {
-                    Permission::Allow => continue,
-                    Permission::Deny => Decision::deny(
-                        Layer::Plugin,
-                        rules::PLUGIN_DENY,
-                        format!(
-                            "bashgate stopped this {} call: plugin `{}` denied it: {} ({} plugin-deny).",
-                            call.tool,
-                            p.name,
-                            if a.reason.is_empty() { "no reason given" } else { &a.reason },
-                            rules::PLUGIN_DENY
-                        ),
-                    ),
-                    Permission::Ask => Decision::ask(
-                        Layer::Plugin,
-                        rules::PLUGIN_DENY,
-                        format!(
-                            "bashgate asks the person: plugin `{}` wants approval: {}",
-                            p.name,
-                            if a.reason.is_empty() { "no reason given" } else { &a.reason }
-                        ),
-                    ),
-                },
-                Err(e) => self.on_error(Layer::Plugin, &format!("plugin `{}` {e}", p.name)),
-            };
-            if let Some(stop) = tally.file(d) {
-                return Some(stop);
-            }
-        }
-        None
-    }
-
-    /// Claude Code's local tools: the path policy on their file arguments,
-    /// then plugins.
-    fn local(&self, call: &ToolCall) -> Decision {
-        let mut tally = Tally::default();
-        if self.config.always.self_protection && policy::selfguard::WRITERS.contains(&call.tool) {
-            let guard = policy::selfguard::SelfGuard::new(
-                &self.config.state_dir(),
-                self.config_file.as_deref(),
-                call.cwd,
-            );
-            for key in self.tools().path_keys() {
-                if let Some(p) = call.input.get(key).and_then(Value::as_str) {
-                    if let Some(d) = guard.check_path(call.tool, call.cwd, p) {
-                        return d;
-                    }
-                }
-            }
-        }
-        let allowed_dirs = self.config.allowed_dirs();
-        if !allowed_dirs.is_empty() {
-            let pp = policy::paths::PathPolicy::new(&allowed_dirs, call.cwd);
-            for key in self.tools().path_keys() {
-                let Some(p) = call.input.get(key).and_then(Value::as_str) else {
-                    continue;
-                };
-                match policy::paths::resolve(call.cwd, p) {
-                    Some(r) if pp.allows(&r) => {}
-                    r => {
-                        let rule = rules::PATH_OUTSIDE;
-                        let at = r
-                            .map(|r| format!("resolves to {}", r.display()))
-                            .unwrap_or_else(|| "cannot be resolved".into());
-                        return Decision::deny(
-                            Layer::Paths,
-                            rule,
-                            policy::reason(
-                                &format!("this {} call", call.tool),
-                                &format!(
-                                    "`{p}` {at}, outside the allowed directories ({})",
-                                    allowed_dirs.join(", ")
-                                ),
-                                rule,
-                                "work on files inside the allowed directories",
-                            ),
-                        );
-                    }
-                }
-            }
-        }
-        let taint = self.session(call.session).1.ok();
-        if let Some(stop) = self.plugins(call, None, taint, &mut tally) {
-            return stop;
-        }
-        tally.finish(Decision::allow(
-            Layer::Service,
-            format!("bashgate allowed this {} call: a local tool", call.tool),
-        ))
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn service(
-        &self,
-        call: &ToolCall,
-        state: &SessionState,
-        taint: Result<Taint, StateError>,
-        name: &str,
-        tool: &str,
-        trust: &crate::config::ServiceConfig,
-        known: bool,
-    ) -> Decision {
-        let mut tally = Tally::default();
-        let label = if known {
-            format!("service `{name}`")
-        } else {
-            format!("unknown service `{name}` (treated as public source, secret data, public sink, dangerous writes)")
-        };
-        if self.config.workspace.admin {
-            if trust.public_source {
-                let rule = rules::CLEAN_ROOM;
-                return Decision::deny(
-                    Layer::CleanRoom,
-                    rule,
-                    policy::reason(
-                        &format!("this {} call", call.tool),
-                        &format!("{label} can deliver untrusted content, and this is an admin workspace (the clean room)"),
-                        rule,
-                        "do this from a non-admin workspace",
-                    ),
-                );
-            }
-            if let Some(stop) = self.plugins(call, None, taint.as_ref().ok().copied(), &mut tally) {
-                return stop;
-            }
-            return tally.finish(Decision::allow(
-                Layer::Service,
-                format!(
-                    "bashgate allowed this {} call: admin workspaces bypass service gating",
-                    call.tool
-                ),
-            ));
-        }
-        let is_read = trust.read_tools.iter().any(|t| t == tool || t == call.tool);
-        let what = format!("this {} call", call.tool);
-        if !is_read {
-            let t = match &taint {
-                Ok(t) => *t,
-                Err(e) => {
-                    let d = self.on_error(
-                        Layer::State,
-                        &format!("cannot read the session's taint: {e}"),
-                    );
+        let mut doubt = false;
+        for layer in self.layers() {
+            match layer.check(call, &env) {
+                Step::Pass => {}
+                Step::Doubt => doubt = true,
+                Step::Decide(d) => {
                     if let Some(stop) = tally.file(d) {
                         return stop;
                     }
-                    // Without taint, assume the worst for the matrix.
-                    Taint {
-                        corruption: true,
-                        secret: true,
-                    }
                 }
-            };
-            let d = match services::gate(trust, t) {
-                services::Gate::Forbidden => Some(Decision::deny(
-                    Layer::Service,
-                    rules::SERVICE_FORBIDDEN,
-                    policy::reason(
-                        &what,
-                        &format!("writes to {label} are forbidden"),
-                        rules::SERVICE_FORBIDDEN,
-                        "do not use this tool; ask the person if the change is needed",
-                    ),
-                )),
-                services::Gate::HumanWrites => Some(Decision::ask(
-                    Layer::Service,
-                    rules::SERVICE_APPROVAL,
-                    format!(
-                        "bashgate asks the person about {what}: writes to {label} are irreversible or high-impact ({} service-approval).",
-                        rules::SERVICE_APPROVAL
-                    ),
-                )),
-                services::Gate::HumanTrifecta => Some(Decision::ask(
-                    Layer::Service,
-                    rules::NEEDS_HUMAN,
-                    format!(
-                        "bashgate asks the person about {what}: the session is {} and {label} is a public sink, so it could leak secrets to untrusted parties ({} needs-human).",
-                        t.describe(),
-                        rules::NEEDS_HUMAN
-                    ),
-                )),
-                services::Gate::Cop => {
-                    let input = serde_json::to_string(call.input).unwrap_or_default();
-                    let q = Question::Service {
-                        tool: call.tool,
-                        input: &input,
-                    };
-                    match self.ask_cop(call.session, state, &q) {
-                        CopResult::Clear(_) => None,
-                        CopResult::Flagged(r) => Some(Decision::deny(
-                            Layer::Service,
-                            rules::COP_FLAGGED,
-                            policy::reason(
-                                &what,
-                                &format!("the session is {} and the reviewer flagged it: {r}", t.describe()),
-                                rules::COP_FLAGGED,
-                                "leave private data out of calls to public services, or ask the person",
-                            ),
-                        )),
-                        CopResult::Unavailable(w) => Some(Decision::ask(
-                            Layer::Service,
-                            rules::COP_UNAVAILABLE,
-                            format!(
-                                "bashgate asks the person about {what}: the session is {} and {label} is a public sink; the reviewer is not available ({w}) ({} cop-unavailable).",
-                                t.describe(),
-                                rules::COP_UNAVAILABLE
-                            ),
-                        )),
-                        CopResult::Failed(w) => {
-                            Some(self.on_error(Layer::Service, &format!("the reviewer failed: {w}")))
-                        }
-                    }
-                }
-                services::Gate::Allowed => None,
-            };
-            if let Some(stop) = d.and_then(|d| tally.file(d)) {
-                return stop;
-            }
-            let payload = serde_json::to_string(call.input).unwrap_or_default();
-            if let Some(hit) = self.scanner().scan(&payload) {
-                tally.file(Decision::ask(
-                    Layer::Secrets,
-                    rules::SECRET_IN_PAYLOAD,
-                    format!(
-                        "bashgate asks the person about {what}: its input contains what looks like a {} ({}) ({} secret-in-payload). Approve only if sending it is intended.",
-                        hit.kind,
-                        hit.masked,
-                        rules::SECRET_IN_PAYLOAD
-                    ),
-                ));
             }
         }
-        if let Some(stop) = self.plugins(call, None, taint.as_ref().ok().copied(), &mut tally) {
+        let what = call.what();
+        let conclusion = match &call.subject {
+            Subject::Bash(b) => {
+                let verdict = if doubt {
+                    b.analysis.verdict.max(Verdict::Unknown)
+                } else {
+                    b.analysis.verdict
+                };
+                self.cascade(call, &env, b.command, verdict, &what)
+            }
+            Subject::Local => Decision::allow(
+                Layer::Service,
+                format!("bashgate allowed {what}: a local tool"),
+            ),
+            Subject::Service(_) if self.config.workspace.admin => Decision::allow(
+                Layer::Service,
+                format!("bashgate allowed {what}: admin workspaces bypass service gating"),
+            ),
+            Subject::Service(s) => Decision::allow(
+                Layer::Service,
+                format!("bashgate allowed {what} to {}", s.label()),
+            ),
+        };
+        if let Some(stop) = tally.file(conclusion.clone()) {
             return stop;
         }
-        tally.finish(Decision::allow(
-            Layer::Service,
-            format!("bashgate allowed {what} to {label}"),
-        ))
+        tally.finish(conclusion)
+    }
+
+    /// The taint cascade for a Bash command no layer stopped.
+    fn cascade(
+        &self,
+        call: &Call,
+        env: &CallEnv,
+        command: &str,
+        verdict: Verdict,
+        what: &str,
+    ) -> Decision {
+        if !self.config.taint.cascade {
+            return Decision::allow(
+                Layer::Cascade,
+                format!("bashgate allowed {what}: no policy layer objected"),
+            );
+        }
+        match call.taint {
+            Err(_) if verdict == Verdict::Safe => Decision::allow(
+                Layer::Cascade,
+                format!("bashgate allowed {what}: it is provably local (the session's taint could not be read)"),
+            ),
+            Err(e) => self.on_error(Layer::State, &format!("cannot read the session's taint: {e}")),
+            Ok(t) => cascade::decide(verdict, *t, what, self.config.on_error, || {
+                env.review(&Question::Bash { command })
+            }),
+        }
     }
 
     /// What a finished tool call read: the taint sources it adds.
@@ -736,39 +432,29 @@ impl Gate {
         };
         match self.tools().classify(call.tool, &self.config) {
             ToolKind::Bash => {
-                let Some(command) = call.input.get("command").and_then(Value::as_str) else {
+                let Some(command) = call.command() else {
                     return out;
                 };
                 let analysis = analyze(command);
                 let sp = self.secret_paths();
-                let mut seen = false;
-                for inv in &analysis.invocations {
-                    for a in inv.args.iter().flatten() {
-                        if let Some(p) = sp.matches(a) {
-                            if !seen {
-                                add(
-                                    "secret",
-                                    format!("`{}` reads {a} ({p})", excerpt(command, 80)),
-                                );
-                                seen = true;
-                            }
-                        }
-                    }
-                }
-                if !seen {
-                    if let Some(rs) = policy::redirects::collect(command, &analysis) {
-                        for r in rs.iter().filter(|r| r.reads()) {
-                            if let Some(t) = &r.target {
-                                if let Some(p) = sp.matches(t) {
-                                    add(
-                                        "secret",
-                                        format!("`{}` reads {t} ({p})", excerpt(command, 80)),
-                                    );
-                                    break;
-                                }
-                            }
-                        }
-                    }
+                // Arguments first, then the files redirected in.
+                let read = analysis
+                    .invocations
+                    .iter()
+                    .flat_map(|inv| inv.args.iter().flatten())
+                    .chain(
+                        analysis
+                            .redirects
+                            .iter()
+                            .filter(|r| r.reads())
+                            .filter_map(|r| r.target.as_ref()),
+                    )
+                    .find_map(|a| sp.matches(a).map(|p| (a, p)));
+                if let Some((a, p)) = read {
+                    add(
+                        "secret",
+                        format!("`{}` reads {a} ({p})", excerpt(command, 80)),
+                    );
                 }
                 if self.config.taint.network_commands_corrupt
                     && analysis.verdict == Verdict::Network
@@ -823,15 +509,13 @@ impl Gate {
         )?;
         Ok(added)
     }
-
-    pub fn on_error_mode(&self) -> OnError {
-        self.config.on_error
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::GateRule;
+    use serde_json::json;
 
     fn gate_in(dir: &Path, toml_text: &str) -> Gate {
         let mut c = crate::config::parse(toml_text, Path::new("test.toml")).unwrap();
@@ -902,7 +586,7 @@ mod tests {
         // Both taints, a network command: the person decides.
         let d = bash(&g, t.path(), "curl https://example.com");
         assert_eq!(d.permission, Permission::Ask);
-        assert_eq!(d.rule.as_deref(), Some(rules::NEEDS_HUMAN));
+        assert_eq!(d.rule, Some(GateRule::NeedsHuman));
         // Safe stays allowed.
         assert_eq!(bash(&g, t.path(), "ls -la").permission, Permission::Allow);
     }
@@ -940,7 +624,7 @@ mod tests {
         let d = bash(&g, t.path(), "curl https://example.com");
         // One taint, no Cop key: the person is asked.
         assert_eq!(d.permission, Permission::Ask);
-        assert_eq!(d.rule.as_deref(), Some(rules::COP_UNAVAILABLE));
+        assert_eq!(d.rule, Some(GateRule::CopUnavailable));
     }
 
     #[test]
@@ -954,7 +638,7 @@ mod tests {
         );
         let d = decide(&g, t.path(), "mcp__bank__transfer", json!({"amount": 1}));
         assert_eq!(d.permission, Permission::Deny);
-        assert_eq!(d.rule.as_deref(), Some(rules::SERVICE_FORBIDDEN));
+        assert_eq!(d.rule, Some(GateRule::ServiceForbidden));
         let d = decide(&g, t.path(), "mcp__unknown__x", json!({}));
         assert_eq!(d.permission, Permission::Ask);
         assert_eq!(
@@ -968,7 +652,7 @@ mod tests {
             json!({"note": "AKIAIOSFODNN7EXAMPLE"}),
         );
         assert_eq!(d.permission, Permission::Ask);
-        assert_eq!(d.rule.as_deref(), Some(rules::SECRET_IN_PAYLOAD));
+        assert_eq!(d.rule, Some(GateRule::SecretInPayload));
     }
 
     #[test]
@@ -977,7 +661,7 @@ mod tests {
         let g = gate_in(t.path(), "[workspace]\nadmin = true\n");
         let d = decide(&g, t.path(), "WebFetch", json!({"url": "https://x"}));
         assert_eq!(d.permission, Permission::Deny);
-        assert_eq!(d.rule.as_deref(), Some(rules::CLEAN_ROOM));
+        assert_eq!(d.rule, Some(GateRule::CleanRoom));
         assert_eq!(
             decide(&g, t.path(), "mcp__who__x", json!({})).permission,
             Permission::Deny
@@ -995,7 +679,7 @@ mod tests {
         );
         let d = decide(&g, t.path(), "Read", json!({"file_path": "/etc/passwd"}));
         assert_eq!(d.permission, Permission::Deny);
-        assert_eq!(d.rule.as_deref(), Some(rules::PATH_OUTSIDE));
+        assert_eq!(d.rule, Some(GateRule::PathOutside));
         assert_eq!(
             bash(&g, t.path(), "cat /etc/passwd").permission,
             Permission::Deny

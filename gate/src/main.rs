@@ -1,26 +1,16 @@
-//! The `bashgate` command line.
+//! The `bashgate` command line: every surface on top of the decision
+//! engine (the `bashgate` library): the CLI commands, each agent client's
+//! hook protocol, the host daemon and the client that asks it.
 
 mod admin_cli;
-mod audit;
-mod cascade;
 mod cli;
 mod commands;
-mod config;
-mod cop;
-mod decision;
-mod engine;
 mod hook;
 mod init;
 mod jsonl;
-mod policy;
 mod remote;
 mod render;
-mod rules;
-mod secret_paths;
-mod secrets;
 mod serve;
-mod services;
-mod taint;
 
 use std::process::ExitCode;
 

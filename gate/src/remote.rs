@@ -4,7 +4,7 @@
 //! for a person's answer, and apply `on_error` within a deadline when the
 //! daemon cannot be reached).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -14,72 +14,14 @@ use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::cascade;
-use crate::config::Config;
-use crate::decision::{excerpt, Decision, Layer, Permission};
-use crate::engine::{Gate, ToolCall};
-use crate::hook::json::{self as hook_json, Request};
+use bashgate::config::Config;
+use bashgate::decision::{excerpt, Decision, Layer, Permission};
+use bashgate::endpoint::Target;
+use bashgate::engine::{Gate, ToolCall};
+use bashgate::GateRule;
 
 /// Answers above this size are not read.
 const MAX_ANSWER: usize = 4 << 20;
-
-/// Where the daemon listens.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
-    /// `host:port`.
-    Tcp(String),
-    Unix(PathBuf),
-}
-
-impl std::fmt::Display for Target {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        match self {
-            Target::Tcp(a) => write!(f, "http://{a}"),
-            Target::Unix(p) => write!(f, "unix:{}", p.display()),
-        }
-    }
-}
-
-impl Target {
-    /// A client URL: `http://HOST:PORT` or `unix:/path/to.sock`.
-    pub fn parse(url: &str) -> Result<Target, String> {
-        if let Some(rest) = url.strip_prefix("unix:") {
-            let path = rest.strip_prefix("//").unwrap_or(rest);
-            if !path.starts_with('/') {
-                return Err(format!(
-                    "`{url}`: a unix socket URL needs an absolute path (unix:/run/bashgate/bashgate.sock)"
-                ));
-            }
-            return Ok(Target::Unix(PathBuf::from(path)));
-        }
-        if let Some(rest) = url.strip_prefix("http://") {
-            let hostport = rest.trim_end_matches('/');
-            if hostport.is_empty() || hostport.contains('/') || !hostport.contains(':') {
-                return Err(format!(
-                    "`{url}`: expected http://HOST:PORT with no path (http://127.0.0.1:7480)"
-                ));
-            }
-            return Ok(Target::Tcp(hostport.to_string()));
-        }
-        Err(format!(
-            "`{url}` is neither http://HOST:PORT nor unix:/path/to.sock"
-        ))
-    }
-
-    /// A listen address: `HOST:PORT`, `http://HOST:PORT` or
-    /// `unix:/path/to.sock`.
-    pub fn parse_listen(s: &str) -> Result<Target, String> {
-        if s.starts_with("unix:") || s.starts_with("http://") {
-            return Target::parse(s);
-        }
-        if s.contains("://") || !s.contains(':') {
-            return Err(format!(
-                "`{s}` is neither HOST:PORT (127.0.0.1:7480) nor unix:/path/to.sock"
-            ));
-        }
-        Target::parse(&format!("http://{s}"))
-    }
-}
 
 /// An answer from the daemon: the HTTP status and its JSON body (a body
 /// that is not JSON becomes `{"error": text}`).
@@ -197,7 +139,7 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
 
 /// What to tell the person when the daemon cannot decide.
 fn unreachable(config: &Config, target: &str, why: &str) -> Decision {
-    cascade::on_error(
+    Decision::on_error(
         config.on_error,
         Layer::Input,
         &format!(
@@ -216,19 +158,12 @@ pub fn decide_hook(
     config: &Config,
     config_file: Option<PathBuf>,
     url: &str,
-    request: &Request,
-    cwd: &Path,
+    call: &ToolCall,
 ) -> Decision {
     let mut gate = Gate::new(config.clone());
     gate.config_file = config_file;
-    let call = ToolCall {
-        session: &request.session,
-        cwd,
-        tool: &request.tool,
-        input: &request.input,
-    };
-    if gate.decides_locally(&call) {
-        return hook_json::decide(&gate, request, cwd).decision;
+    if gate.decides_locally(call) {
+        return gate.decide_guarded(call).decision;
     }
     let target = match Target::parse(url) {
         Ok(t) => t,
@@ -251,24 +186,28 @@ pub fn decide_hook(
         Ok(rt) => rt,
         Err(e) => return unreachable(config, url, &e),
     };
-    rt.block_on(ask_daemon(config, &target, &token, request, cwd))
+    rt.block_on(ask_daemon(config, &target, &token, call))
+}
+
+/// What the daemon is told about a call.
+fn body(call: &ToolCall) -> Value {
+    json!({
+        "tool_name": call.tool,
+        "tool_input": call.input,
+        "cwd": call.cwd.display().to_string(),
+        "agent_session": call.session,
+    })
 }
 
 async fn ask_daemon(
     config: &Config,
     target: &Target,
     token: &str,
-    request: &Request,
-    cwd: &Path,
+    call: &ToolCall<'_>,
 ) -> Decision {
     let url = target.to_string();
     let timeout = Duration::from_millis(config.remote.timeout_ms);
-    let body = json!({
-        "tool_name": request.tool,
-        "tool_input": request.input,
-        "cwd": cwd.display().to_string(),
-        "agent_session": request.session,
-    });
+    let body = body(call);
     let a = match call_within(
         timeout,
         target,
@@ -293,12 +232,10 @@ async fn ask_daemon(
             if id.is_empty() {
                 return unreachable(config, &url, "a pending answer without an approval id");
             }
-            let what = request
-                .input
-                .get("command")
-                .and_then(Value::as_str)
+            let what = call
+                .command()
                 .map(|c| format!("`{}`", excerpt(c, 80)))
-                .unwrap_or_else(|| format!("this {} call", request.tool));
+                .unwrap_or_else(|| format!("this {} call", call.tool));
             eprintln!(
                 "bashgate: {what} waits for a person: approval {id} (on the host: `bashgate approve {id}` or `bashgate deny {id}`)"
             );
@@ -326,7 +263,7 @@ fn answer_decision(v: &Value) -> Option<Decision> {
     Some(Decision::new(
         permission,
         Layer::Cascade,
-        v["rule"].as_str(),
+        v["rule"].as_str().and_then(GateRule::from_key),
         reason,
     ))
 }
@@ -387,18 +324,13 @@ pub async fn wait_for_approval(
 
 /// Reports a finished tool call to the daemon, which sets the session's
 /// taint from what it read. Errors are returned for the caller to print.
-pub fn report(config: &Config, url: &str, request: &Request, cwd: &Path) -> Result<(), String> {
+pub fn report(config: &Config, url: &str, call: &ToolCall) -> Result<(), String> {
     let target = Target::parse(url)?;
     let token = std::env::var(&config.remote.token_env)
         .ok()
         .filter(|t| !t.trim().is_empty())
         .ok_or_else(|| format!("${} is not set", config.remote.token_env))?;
-    let body = json!({
-        "tool_name": request.tool,
-        "tool_input": request.input,
-        "cwd": cwd.display().to_string(),
-        "agent_session": request.session,
-    });
+    let body = body(call);
     let timeout = Duration::from_millis(config.remote.timeout_ms);
     let a = runtime()?.block_on(call_within(
         timeout,
@@ -418,33 +350,6 @@ pub fn report(config: &Config, url: &str, request: &Request, cwd: &Path) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn targets() {
-        assert_eq!(
-            Target::parse("http://127.0.0.1:7480").unwrap(),
-            Target::Tcp("127.0.0.1:7480".into())
-        );
-        assert_eq!(
-            Target::parse("unix:/run/b.sock").unwrap(),
-            Target::Unix("/run/b.sock".into())
-        );
-        assert_eq!(
-            Target::parse("unix:///run/b.sock").unwrap(),
-            Target::Unix("/run/b.sock".into())
-        );
-        assert!(Target::parse("unix:rel.sock").is_err());
-        assert!(Target::parse("https://x:1").is_err());
-        assert!(Target::parse("http://x:1/path").is_err());
-        assert_eq!(
-            Target::parse_listen("127.0.0.1:0").unwrap(),
-            Target::Tcp("127.0.0.1:0".into())
-        );
-        assert!(Target::parse_listen("ftp://x:1")
-            .unwrap_err()
-            .contains("neither"));
-        assert!(Target::parse_listen("localhost").is_err());
-    }
 
     #[test]
     fn answers() {

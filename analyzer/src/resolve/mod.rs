@@ -540,10 +540,13 @@ impl<'c> Resolver<'c> {
         match &r.target {
             RedirectTarget::File(w) => {
                 self.word(w, frame);
+                let is_procsub = matches!(w.parts.as_slice(),
+                    [Part::Dynamic(d)] if d.kind == DynKind::ProcessSubstitution);
                 self.redirects.push(RedirectUse {
                     op: r.op.clone(),
                     fd: r.fd.clone(),
                     target: w.static_value(),
+                    to_process: is_procsub,
                     span: frame.map.map(r.span),
                     via: frame.via.clone(),
                 });
@@ -561,8 +564,6 @@ impl<'c> Resolver<'c> {
                         );
                     }
                 }
-                let is_procsub = matches!(w.parts.as_slice(),
-                    [Part::Dynamic(d)] if d.kind == DynKind::ProcessSubstitution);
                 match w.value() {
                     Value::Static(path) => {
                         if is_dev_net(&path) {

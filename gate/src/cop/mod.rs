@@ -9,8 +9,57 @@ pub mod parse;
 
 use std::time::Duration;
 
-use crate::cascade::CopResult;
-use crate::config::{CopConfig, Provider};
+use crate::config::{CopConfig, OnError, Provider};
+use crate::decision::{Decision, Layer};
+use crate::rules::GateRule;
+
+/// What the Cop said, or why it could not say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CopResult {
+    Clear(String),
+    Flagged(String),
+    /// No key configured: nobody to ask but the person.
+    Unavailable(String),
+    /// It was asked and did not answer usably.
+    Failed(String),
+}
+
+impl CopResult {
+    /// The one mapping from a review to a decision, for every layer that
+    /// asks the Cop. `Ok` carries a clearance's reason; otherwise the
+    /// decision: `flagged` words the objection, a missing Cop asks the
+    /// person (with `unavailable` saying what was in doubt), and a failing
+    /// Cop is `on_error`.
+    pub fn decide(
+        self,
+        layer: Layer,
+        on_error: OnError,
+        unavailable: impl FnOnce(&str) -> String,
+        flagged: impl FnOnce(String) -> Decision,
+    ) -> Result<String, Decision> {
+        match self {
+            CopResult::Clear(r) => Ok(r),
+            CopResult::Flagged(r) => Err(flagged(r)),
+            CopResult::Unavailable(why) => {
+                let rule = GateRule::CopUnavailable;
+                Err(Decision::ask(
+                    layer,
+                    rule,
+                    format!(
+                        "bashgate asks the person about {}; the reviewer is not available ({why}) ({}).",
+                        unavailable(&why),
+                        rule.tag()
+                    ),
+                ))
+            }
+            CopResult::Failed(why) => Err(Decision::on_error(
+                on_error,
+                layer,
+                &format!("the reviewer failed: {why}"),
+            )),
+        }
+    }
+}
 
 const BASH_PROMPT: &str = include_str!("../../data/cop_bash_prompt.txt");
 const PATH_PROMPT: &str = include_str!("../../data/cop_path_prompt.txt");

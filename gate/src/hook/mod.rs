@@ -1,26 +1,84 @@
-//! Agent integrations. Each adapter decodes its host's event, asks the
-//! engine (or the host daemon), and answers in its host's format within its
-//! host's budget.
+//! Agent hooks: one lifecycle for every client, parameterised by the
+//! client's protocol.
+//!
+//! The lifecycle (`run`) reads the event from stdin within a size bound,
+//! loads the configuration for the event's directory, decides locally or
+//! through the host daemon (`--remote`), guards the decision with a budget
+//! watchdog, answers once, and writes the audit record after the answer.
+//! A [`Protocol`] only says how its client's event reads and how an answer
+//! is written.
+//!
+//! Clients treat a crashed or silent hook as "proceed", so nothing here may
+//! fail silently: bad input, a bad configuration, a panic, or a decision
+//! that outlives the budget all become an answer with a reason.
+//!
+//! To add a client: a module with a type implementing [`Protocol`], and a
+//! line in the CLI's `hook` subcommand that calls `run::<ThatType>`.
 
 pub mod claude;
 pub mod json;
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use crate::audit::{self, Audit, Record};
-use crate::cascade;
-use crate::config::{Config, OnError};
-use crate::decision::{Decision, Layer};
-use crate::engine::Gate;
-use crate::taint;
+use bashgate::audit::{Audit, Record};
+use bashgate::config::{self, OnError};
+use bashgate::decision::{Decision, Layer, Permission};
+use bashgate::engine::{Gate, ToolCall};
 
-/// The hook's input as a JSON object, or why it is not one. `expected`
-/// says what should have come on stdin.
+/// Hook input above this size is refused (with an answer).
+pub const MAX_INPUT: u64 = 16 << 20;
+
+/// What an event asks of the gate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// Before a tool runs: decide.
+    Pre,
+    /// After a tool ran: record what it read.
+    Post,
+    /// Anything else the client sends; not ours to decide.
+    Other(String),
+}
+
+/// A client's event, decoded into what the gate needs.
+#[derive(Debug, Clone)]
+pub struct Event {
+    pub kind: Kind,
+    pub session: Option<String>,
+    pub cwd: Option<PathBuf>,
+    pub tool: Option<String>,
+    pub input: Value,
+}
+
+/// What the hook answers.
+pub enum Reply<'a> {
+    /// A decision about a call that is about to run.
+    Decision(&'a Decision),
+    /// Nothing to decide (an event after a tool ran, or one we do not
+    /// handle): the client goes on as it would without the hook.
+    Nothing,
+}
+
+/// How one client speaks: its event in, its answer out.
+pub trait Protocol {
+    /// What the client sends on stdin, for the message when it does not.
+    const EXPECTED: &'static str;
+    /// Whether `hook.defer_allow` applies: an allow is answered with no
+    /// decision, so the client's own permission rules still apply.
+    const DEFERS_ALLOW: bool;
+
+    fn decode(bytes: &[u8]) -> Result<Event, String>;
+    fn render(reply: Reply) -> Value;
+    /// The event name in the audit log.
+    fn audit_event(kind: &Kind) -> &'static str;
+}
+
+/// The hook input as a JSON object, or why it is not one. `expected` says
+/// what should have come on stdin.
 pub(crate) fn json_object(
     bytes: &[u8],
     expected: &str,
@@ -44,11 +102,195 @@ pub(crate) fn json_object(
     }
 }
 
+/// Runs one hook invocation for client `P`; the process exit status is 0.
+pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
+    let event = read_event::<P>();
+    let cwd = event
+        .as_ref()
+        .ok()
+        .and_then(|e| e.cwd.clone())
+        .unwrap_or_else(process_cwd);
+    let decides = !matches!(&event, Ok(e) if e.kind != Kind::Pre);
+    let source = config::discover(config_flag, &cwd);
+    let config = match config::load(&source) {
+        Ok(c) => c,
+        Err(e) => {
+            if decides {
+                answer(&P::render(Reply::Decision(&Decision::bad_config(
+                    &e.to_string(),
+                ))));
+            } else {
+                answer(&P::render(Reply::Nothing));
+                eprintln!("bashgate: {e}");
+            }
+            return;
+        }
+    };
+    let config_file = source.path().map(Path::to_path_buf);
+    let audit = config.audit.enabled.then(|| config.audit_path());
+    let remote = remote
+        .map(str::to_string)
+        .or_else(|| config.remote.url.clone());
+    let defer_allow = P::DEFERS_ALLOW && config.hook.defer_allow;
+    let reply = move |d: &Decision| {
+        if defer_allow && d.permission == Permission::Allow {
+            P::render(Reply::Nothing)
+        } else {
+            P::render(Reply::Decision(d))
+        }
+    };
+    let failed = |why: &str| Decision::on_error(config.on_error, Layer::Input, why);
+
+    let event = match event {
+        Ok(e) => e,
+        Err(why) => {
+            let d = failed(&why);
+            answer(&P::render(Reply::Decision(&d)));
+            write_audit(
+                audit.as_deref(),
+                Record::decided("unknown", P::audit_event(&Kind::Pre), "?", &cwd, &d),
+            );
+            return;
+        }
+    };
+    if let Kind::Other(_) = event.kind {
+        answer(&P::render(Reply::Nothing));
+        return;
+    }
+    let (Some(session), Some(tool)) = (event.session.as_deref(), event.tool.as_deref()) else {
+        let missing = if event.session.is_none() {
+            "session_id"
+        } else {
+            "tool_name"
+        };
+        if event.kind == Kind::Pre {
+            let d = failed(&format!("the event has no \"{missing}\""));
+            answer(&P::render(Reply::Decision(&d)));
+            write_audit(
+                audit.as_deref(),
+                Record::decided(
+                    event.session.as_deref().unwrap_or("unknown"),
+                    P::audit_event(&event.kind),
+                    event.tool.as_deref().unwrap_or("?"),
+                    &cwd,
+                    &d,
+                ),
+            );
+        } else {
+            answer(&P::render(Reply::Nothing));
+            eprintln!(
+                "bashgate: an event after a tool ran has no \"{missing}\"; taint not recorded"
+            );
+        }
+        return;
+    };
+    let call = ToolCall {
+        session,
+        cwd: &cwd,
+        tool,
+        input: &event.input,
+    };
+
+    if let Some(url) = &remote {
+        match event.kind {
+            Kind::Pre => {
+                let d = crate::remote::decide_hook(&config, config_file, url, &call);
+                answer(&reply(&d));
+            }
+            _ => {
+                // Report first: the next decision must see this taint.
+                if let Err(e) = crate::remote::report(&config, url, &call) {
+                    eprintln!("bashgate: taint not reported to the daemon at {url}: {e}");
+                }
+                answer(&P::render(Reply::Nothing));
+            }
+        }
+        return;
+    }
+
+    let (budget_ms, on_error) = (config.hook.budget_ms, config.on_error);
+    let pre = event.kind == Kind::Pre;
+    let mut gate = Gate::new(config);
+    gate.config_file = config_file;
+    gate.on_slow(Box::new(move || {
+        let render: fn(&Decision) -> Value = |d| P::render(Reply::Decision(d));
+        start_watchdog(
+            budget_ms,
+            on_error,
+            if pre {
+                render
+            } else {
+                |_| P::render(Reply::Nothing)
+            },
+        )
+    }));
+    if pre {
+        let outcome = gate.decide_guarded(&call);
+        answer(&reply(&outcome.decision));
+        for w in &outcome.warnings {
+            eprintln!("bashgate: {w}");
+        }
+        write_audit(
+            audit.as_deref(),
+            Record::of_outcome(&call, P::audit_event(&event.kind), &outcome),
+        );
+    } else {
+        record_taint(&gate, &call, P::audit_event(&event.kind), audit.as_deref());
+        // `record_taint` answers as soon as the state is written.
+    }
+}
+
+/// Reads stdin, bounded, and decodes it.
+fn read_event<P: Protocol>() -> Result<Event, String> {
+    let mut buf = Vec::new();
+    match io::stdin().lock().take(MAX_INPUT + 1).read_to_end(&mut buf) {
+        Err(e) => Err(format!("cannot read the hook input: {e}")),
+        Ok(_) if buf.len() as u64 > MAX_INPUT => Err(format!(
+            "the hook input is larger than {} MiB",
+            MAX_INPUT >> 20
+        )),
+        Ok(_) => P::decode(&buf),
+    }
+}
+
+fn process_cwd() -> PathBuf {
+    std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"))
+}
+
+/// After a tool ran: its taint into the session, then the answer.
+fn record_taint(gate: &Gate, call: &ToolCall, event: &str, audit: Option<&Path>) {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| gate.record(call)));
+    answer(&json!({}));
+    match result {
+        Ok(Ok(sources)) if !sources.is_empty() => {
+            let d = Decision::allow(
+                Layer::State,
+                sources
+                    .iter()
+                    .map(|s| format!("{} taint: {}", s.flag, s.detail))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            );
+            let mut r = Record::decided(call.session, event, call.tool, call.cwd, &d);
+            r.decision = "taint".into();
+            r.command = call.command().map(str::to_string);
+            r.corruption = Some(sources.iter().any(|s| s.flag == "corruption"));
+            r.secret = Some(sources.iter().any(|s| s.flag == "secret"));
+            write_audit(audit, r);
+        }
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => eprintln!("bashgate: taint not recorded: {e}"),
+        Err(_) => {
+            eprintln!("bashgate: internal error while recording taint (a bug; please report it)")
+        }
+    }
+}
+
 static ANSWERED: AtomicBool = AtomicBool::new(false);
 
 /// Writes the answer once; later calls (the watchdog racing the decision)
 /// write nothing.
-pub(crate) fn answer(v: &Value) -> bool {
+fn answer(v: &Value) -> bool {
     if ANSWERED.swap(true, Ordering::SeqCst) {
         return false;
     }
@@ -58,78 +300,36 @@ pub(crate) fn answer(v: &Value) -> bool {
     true
 }
 
-/// Answers `on_error` (rendered by `render`, or `{}` when there is nothing
-/// to decide) and exits if the decision is not made within the budget.
-/// Started only before an operation that may block.
-pub(crate) fn start_watchdog(
-    budget_ms: u64,
-    on_error: OnError,
-    render: Option<fn(&Decision) -> Value>,
-) {
+/// Answers `on_error` (rendered by `render`) and exits if the decision is
+/// not made within the budget. Started only before an operation that may
+/// block, so the fast path spawns no thread.
+fn start_watchdog(budget_ms: u64, on_error: OnError, render: fn(&Decision) -> Value) {
     let budget = Duration::from_millis(budget_ms);
     std::thread::spawn(move || {
         std::thread::sleep(budget);
         if ANSWERED.load(Ordering::SeqCst) {
             return;
         }
-        let v = match render {
-            Some(render) => {
-                let d = cascade::on_error(
-                    on_error,
-                    Layer::Input,
-                    &format!(
-                        "the decision took longer than hook.budget_ms ({} ms)",
-                        budget.as_millis()
-                    ),
-                );
-                render(&d)
-            }
-            None => serde_json::json!({}),
-        };
-        if answer(&v) {
+        let d = Decision::on_error(
+            on_error,
+            Layer::Input,
+            &format!(
+                "the decision took longer than hook.budget_ms ({} ms)",
+                budget.as_millis()
+            ),
+        );
+        if answer(&render(&d)) {
             std::process::exit(0);
         }
     });
 }
 
-pub(crate) fn gate_error(gate: &Gate, layer: Layer, why: &str) -> Decision {
-    cascade::on_error(gate.on_error_mode(), layer, why)
-}
-
-pub(crate) fn audit_path(config: &Config) -> PathBuf {
-    config
-        .audit
-        .path
-        .clone()
-        .unwrap_or_else(|| config.state_dir().join("audit.db"))
-}
-
-pub(crate) fn base_record(
-    session: &str,
-    event: &str,
-    tool: &str,
-    cwd: &Path,
-    d: &Decision,
-) -> Record {
-    let now = taint::now_ms() as i64;
-    Record {
-        time: audit::rfc3339(now),
-        unix_ms: now,
-        session: session.to_string(),
-        event: event.to_string(),
-        tool: tool.to_string(),
-        cwd: Some(cwd.display().to_string()),
-        layer: d.layer.as_str().to_string(),
-        rule: d.rule.clone(),
-        decision: d.permission.as_str().to_string(),
-        reason: d.reason.clone(),
-        ..Default::default()
-    }
-}
-
-/// Writes an audit record; a failure is reported on stderr and changes
-/// nothing else.
-pub(crate) fn write_audit(path: &Path, r: Record) {
+/// Writes an audit record when the audit is on; a failure is reported on
+/// stderr and changes nothing else.
+fn write_audit(path: Option<&Path>, r: Record) {
+    let Some(path) = path else {
+        return;
+    };
     if let Err(e) = Audit::new(path.to_path_buf()).write(&r) {
         eprintln!("bashgate: audit record not written: {e}");
     }

@@ -4,16 +4,21 @@
 //! blocked. Every resolved invocation is checked, so wrappers and embedded
 //! scripts cannot smuggle a program past the list. Data: data/allowlist.toml.
 
+use std::sync::LazyLock;
+
 use bashgate_analyzer::{Invocation, Rule};
 use regex::Regex;
 use serde::Deserialize;
 
-use super::{base_name, reason, BashCall};
-use crate::config::AllowlistConfig;
+use super::{base_name, reason, BashCall, Call, Env, PolicyLayer, Step};
+use crate::config::{AllowlistConfig, Config};
 use crate::decision::{Decision, Layer};
-use crate::rules;
+use crate::rules::GateRule;
 
-const DATA: &str = include_str!("../../data/allowlist.toml");
+/// The built-in tables, parsed once per process.
+static DATA: LazyLock<Data> = LazyLock::new(|| {
+    toml::from_str(include_str!("../../data/allowlist.toml")).expect("data/allowlist.toml is valid")
+});
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -25,7 +30,7 @@ struct Data {
     init: Init,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Pkill {
     allowed: Vec<String>,
@@ -37,7 +42,7 @@ struct Chmod {
     mode: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Rm {
     dangerous: Vec<String>,
@@ -60,17 +65,35 @@ pub struct Allowlist {
 /// A validator's answer: `Err` carries what is wrong.
 pub type Validation = Result<(), String>;
 
+pub fn build(cfg: &Config) -> Option<Box<dyn PolicyLayer + Send + Sync>> {
+    cfg.allowlist
+        .enabled
+        .then(|| Box::new(Allowlist::new(&cfg.allowlist)) as Box<dyn PolicyLayer + Send + Sync>)
+}
+
+impl PolicyLayer for Allowlist {
+    fn check(&self, call: &Call, _env: &dyn Env) -> Step {
+        call.bash().and_then(|b| Allowlist::check(self, b)).into()
+    }
+}
+
 impl Allowlist {
     pub fn new(cfg: &AllowlistConfig) -> Allowlist {
-        let data: Data = toml::from_str(DATA).expect("data/allowlist.toml is valid");
-        let mut commands = cfg.commands.clone().unwrap_or(data.commands);
+        let data = &*DATA;
+        let mut commands = cfg
+            .commands
+            .clone()
+            .unwrap_or_else(|| data.commands.clone());
         commands.extend(cfg.extra_commands.iter().cloned());
         Allowlist {
             commands,
-            pkill: cfg.pkill_allowed.clone().unwrap_or(data.pkill.allowed),
+            pkill: cfg
+                .pkill_allowed
+                .clone()
+                .unwrap_or_else(|| data.pkill.allowed.clone()),
             chmod_mode: Regex::new(&data.chmod.mode).expect("data/allowlist.toml chmod.mode"),
-            rm_dangerous: data.rm.dangerous,
-            init_script: data.init.script,
+            rm_dangerous: data.rm.dangerous.clone(),
+            init_script: data.init.script.clone(),
         }
     }
 
@@ -84,7 +107,7 @@ impl Allowlist {
                     | Rule::DynamicScript
                     | Rule::EmptyCommand
             ) {
-                let rule = rules::UNPARSEABLE;
+                let rule = GateRule::Unparseable;
                 return Some(Decision::deny(
                     Layer::Allowlist,
                     rule,
@@ -112,7 +135,7 @@ impl Allowlist {
     fn check_invocation(&self, call: &BashCall, inv: &Invocation) -> Option<Decision> {
         let what = format!("`{}`", call.snippet(inv));
         let Some(program) = inv.program.as_deref() else {
-            let rule = rules::UNPARSEABLE;
+            let rule = GateRule::Unparseable;
             return Some(Decision::deny(
                 Layer::Allowlist,
                 rule,
@@ -131,7 +154,7 @@ impl Allowlist {
             if name == self.init_script {
                 return self.validated(&what, name, validate_init(program, &inv.args));
             }
-            let rule = rules::NOT_ALLOWLISTED;
+            let rule = GateRule::NotAllowlisted;
             return Some(Decision::deny(
                 Layer::Allowlist,
                 rule,
@@ -147,7 +170,7 @@ impl Allowlist {
             ));
         }
         if !self.commands.iter().any(|c| c == name) {
-            let rule = rules::NOT_ALLOWLISTED;
+            let rule = GateRule::NotAllowlisted;
             return Some(Decision::deny(
                 Layer::Allowlist,
                 rule,
@@ -174,7 +197,7 @@ impl Allowlist {
 
     fn validated(&self, what: &str, name: &str, result: Validation) -> Option<Decision> {
         let why = result.err()?;
-        let rule = rules::VALIDATOR;
+        let rule = GateRule::Validator;
         let instead = match name {
             "pkill" => format!("pkill may only target {}", self.pkill.join(", ")),
             "chmod" => "chmod may only add execute bits: chmod +x FILE".to_string(),
@@ -328,7 +351,9 @@ mod tests {
             analysis: &an,
             cwd: Path::new("/"),
         };
-        allowlist().check(&call).map(|d| d.rule.unwrap())
+        allowlist()
+            .check(&call)
+            .map(|d| d.rule.unwrap().id().to_string())
     }
 
     // The seed's own examples.

@@ -5,22 +5,34 @@
 
 use bashgate_analyzer::Rule;
 
-use super::{reason, BashCall};
-use crate::config::AlwaysConfig;
+use super::{reason, BashCall, Call, Env, PolicyLayer, Step};
+use crate::config::{AlwaysConfig, Config};
 use crate::decision::{excerpt, Decision, Layer};
-use crate::rules;
+use crate::rules::GateRule;
+
+pub struct Always(AlwaysConfig);
+
+pub fn build(cfg: &Config) -> Option<Box<dyn PolicyLayer + Send + Sync>> {
+    Some(Box::new(Always(cfg.always.clone())))
+}
+
+impl PolicyLayer for Always {
+    fn check(&self, call: &Call, _env: &dyn Env) -> Step {
+        call.bash().and_then(|b| check(&self.0, b)).into()
+    }
+}
 
 pub fn check(cfg: &AlwaysConfig, call: &BashCall) -> Option<Decision> {
     for f in &call.analysis.findings {
         let (enabled, rule, instead) = match f.rule {
             Rule::DevTcpRedirect => (
                 cfg.reverse_shells,
-                rules::REVERSE_SHELL,
+                GateRule::ReverseShell,
                 "use a network tool the person can review; a /dev/tcp socket is never allowed",
             ),
             Rule::RemoteCodePipe | Rule::DecodedCodePipe => (
                 cfg.remote_code,
-                rules::REMOTE_CODE,
+                GateRule::RemoteCode,
                 "save the script to a file, read it, and run the specific commands you need",
             ),
             _ => continue,

@@ -4,24 +4,28 @@
 //! wrappers (`env sudo ...`) are all covered. The tables live in
 //! `data/denylist.toml`.
 
-use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
-use bashgate_analyzer::Rule;
+use bashgate_analyzer::argv::{is_flag, subcommand, Sub};
+use bashgate_analyzer::{Catalog, Rule};
 use serde::Deserialize;
 
-use super::argv::{is_flag, subcommand, Sub};
-use super::{base_name, reason, BashCall};
+use super::{base_name, reason, BashCall, Call, Env, PolicyLayer, Step};
+use crate::config::Config;
 use crate::decision::{Decision, Layer};
-use crate::rules;
+use crate::rules::GateRule;
 
-const DATA: &str = include_str!("../../data/denylist.toml");
+/// The built-in tables, parsed once per process. Which options take a value
+/// (to find `git -C dir config`'s subcommand) is the analyzer catalog's.
+static DATA: LazyLock<Data> = LazyLock::new(|| {
+    toml::from_str(include_str!("../../data/denylist.toml")).expect("data/denylist.toml is valid")
+});
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Data {
     banned: Vec<Banned>,
     subcommand: Vec<SubPattern>,
-    value_options: BTreeMap<String, Vec<String>>,
     pipes: Pipes,
 }
 
@@ -56,15 +60,27 @@ struct Pipes {
 }
 
 pub struct Denylist {
-    data: Data,
+    data: &'static Data,
     /// The user's entries: a program, optionally followed by the leading
     /// words it must be given (`git push`).
     user: Vec<Vec<String>>,
 }
 
+pub fn build(cfg: &Config) -> Option<Box<dyn PolicyLayer + Send + Sync>> {
+    cfg.denylist_enabled().then(|| {
+        Box::new(Denylist::new(&cfg.denied_commands())) as Box<dyn PolicyLayer + Send + Sync>
+    })
+}
+
+impl PolicyLayer for Denylist {
+    fn check(&self, call: &Call, _env: &dyn Env) -> Step {
+        call.bash().and_then(|b| Denylist::check(self, b)).into()
+    }
+}
+
 impl Denylist {
     pub fn new(user_commands: &[String]) -> Denylist {
-        let data: Data = toml::from_str(DATA).expect("data/denylist.toml is valid");
+        let data = &*DATA;
         let user = user_commands
             .iter()
             .map(|c| c.split_whitespace().map(str::to_string).collect::<Vec<_>>())
@@ -79,14 +95,6 @@ impl Denylist {
         })
     }
 
-    fn value_options(&self, program: &str) -> &[String] {
-        self.data
-            .value_options
-            .get(program)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-    }
-
     pub fn check(&self, call: &BashCall) -> Option<Decision> {
         // What the denylist cannot read, it cannot clear.
         for f in &call.analysis.findings {
@@ -97,7 +105,7 @@ impl Denylist {
                     | Rule::LimitExceeded
                     | Rule::DynamicScript
             ) {
-                let rule = rules::BANNED_COMMAND;
+                let rule = GateRule::BannedCommand;
                 return Some(Decision::deny(
                     Layer::Denylist,
                     rule,
@@ -117,7 +125,7 @@ impl Denylist {
         for (program, inv) in call.named() {
             let name = base_name(program);
             if let Some(b) = self.banned(name) {
-                let rule = rules::BANNED_COMMAND;
+                let rule = GateRule::BannedCommand;
                 return Some(Decision::deny(
                     Layer::Denylist,
                     rule,
@@ -134,7 +142,7 @@ impl Denylist {
                 .iter()
                 .find(|w| self.user_match(w, name, &inv.args))
             {
-                let rule = rules::BANNED_COMMAND;
+                let rule = GateRule::BannedCommand;
                 return Some(Decision::deny(
                     Layer::Denylist,
                     rule,
@@ -153,12 +161,12 @@ impl Denylist {
                 if !p.programs.iter().any(|x| x == name) {
                     continue;
                 }
-                let sub = subcommand(&inv.args, self.value_options(name));
+                let sub = subcommand(Catalog::builtin(), name, &inv.args);
                 let (idx, s) = match sub {
                     Sub::Found(i, s) => (i, s),
                     Sub::Dynamic => {
                         // The subcommand may be the banned one.
-                        let rule = rules::BANNED_SUBCOMMAND;
+                        let rule = GateRule::BannedSubcommand;
                         return Some(Decision::deny(
                             Layer::Denylist,
                             rule,
@@ -182,7 +190,7 @@ impl Denylist {
                         None => true,
                     });
                 if hit {
-                    let rule = rules::BANNED_SUBCOMMAND;
+                    let rule = GateRule::BannedSubcommand;
                     return Some(Decision::deny(
                         Layer::Denylist,
                         rule,
@@ -198,7 +206,7 @@ impl Denylist {
         }
         for f in &call.analysis.findings {
             if self.data.pipes.rules.iter().any(|r| r == f.rule.id()) {
-                let rule = rules::DANGEROUS_PIPE;
+                let rule = GateRule::DangerousPipe;
                 return Some(Decision::deny(
                     Layer::Denylist,
                     rule,
@@ -264,7 +272,7 @@ mod tests {
             analysis: &a,
             cwd: Path::new("/"),
         };
-        d.check(&call).map(|d| d.rule.unwrap())
+        d.check(&call).map(|d| d.rule.unwrap().id().to_string())
     }
 
     #[test]

@@ -3,37 +3,41 @@
 //! invocations, so `cd repo && git push`, `git -C repo push` and
 //! `bash -c 'git pull'` are all caught, while `echo git push` is not.
 
-use super::argv::{subcommand, Sub};
-use super::{base_name, reason, BashCall};
-use crate::config::GitGuardConfig;
-use crate::decision::{Decision, Layer};
-use crate::rules;
+use bashgate_analyzer::argv::Sub;
 
-const GIT_VALUE_OPTIONS: &[&str] = &[
-    "-C",
-    "-c",
-    "--git-dir",
-    "--work-tree",
-    "--namespace",
-    "--super-prefix",
-    "--config-env",
-    "--exec-path",
-];
+use super::{base_name, reason, BashCall, Call, Env, PolicyLayer, Step};
+use crate::config::{Config, GitGuardConfig};
+use crate::decision::{Decision, Layer};
+use crate::rules::GateRule;
+
+pub struct GitGuard(GitGuardConfig);
+
+pub fn build(cfg: &Config) -> Option<Box<dyn PolicyLayer + Send + Sync>> {
+    cfg.git_guard
+        .enabled
+        .then(|| Box::new(GitGuard(cfg.git_guard.clone())) as Box<dyn PolicyLayer + Send + Sync>)
+}
+
+impl PolicyLayer for GitGuard {
+    fn check(&self, call: &Call, _env: &dyn Env) -> Step {
+        call.bash().and_then(|b| check(&self.0, b)).into()
+    }
+}
 
 pub fn check(cfg: &GitGuardConfig, call: &BashCall) -> Option<Decision> {
-    let value_options: Vec<String> = GIT_VALUE_OPTIONS.iter().map(|s| s.to_string()).collect();
     for (program, inv) in call.named() {
         if base_name(program) != "git" {
             continue;
         }
-        let why = match subcommand(&inv.args, &value_options) {
+        // The subcommand is found with the catalog's git option table.
+        let why = match inv.subcommand() {
             Sub::Found(_, s) if cfg.subcommands.iter().any(|b| b == s) => {
                 format!("`git {s}` is blocked")
             }
             Sub::Dynamic => "the git subcommand is known only at run time".to_string(),
             _ => continue,
         };
-        let rule = rules::GIT_GUARD;
+        let rule = GateRule::GitGuard;
         // The configured message says what to do instead, in its own words.
         let mut text = reason(&format!("`{}`", call.snippet(inv)), &why, rule, "");
         text.push(' ');

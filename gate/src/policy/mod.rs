@@ -1,54 +1,54 @@
-//! The policy layers that run before the taint cascade, in order: always-on
-//! denials, the denylist, the allowlist, the git guard, the path policy,
-//! then plugins. First deny wins; nothing a later layer says can undo it.
+//! The policy layers, in the order they run. Each looks at a call (a Bash
+//! command, a workspace tool or a service call) and passes, decides or
+//! doubts; the first deny wins and nothing a later layer says can undo it,
+//! asks are gathered. What is left goes to the taint cascade.
+//!
+//! To add a layer: write a module with a type that implements
+//! [`PolicyLayer`] and a `build` function, and put `build` in [`LAYERS`] where
+//! it belongs in the order.
 
 pub mod allowlist;
 pub mod always;
-pub mod argv;
 pub mod denylist;
 pub mod gitguard;
+pub mod layer;
 pub mod paths;
+pub mod payload;
 pub mod plugins;
-pub mod redirects;
 pub mod selfguard;
+pub mod service;
 
-use std::path::Path;
+pub use layer::{BashCall, Call, Env, PolicyLayer, ServiceCall, Step, Subject};
 
-use bashgate_analyzer::{Analysis, Invocation};
+use crate::config::Config;
+use crate::rules::GateRule;
 
-/// A Bash call as the layers see it.
-pub struct BashCall<'a> {
-    pub command: &'a str,
-    pub analysis: &'a Analysis,
-    pub cwd: &'a Path,
-}
+/// Builds a layer for a configuration; `None` when the configuration turns
+/// it off, so a layer that is off costs nothing (its tables are never read).
+pub type Build = fn(&Config) -> Option<Box<dyn PolicyLayer + Send + Sync>>;
 
-impl BashCall<'_> {
-    /// Invocations with a program name known statically.
-    pub fn named(&self) -> impl Iterator<Item = (&str, &Invocation)> {
-        self.analysis
-            .invocations
-            .iter()
-            .filter_map(|i| i.program.as_deref().map(|p| (p, i)))
-    }
+/// The order is the policy: what can never be allowed first, then the
+/// user's lists, then what needs the session's taint, then plugins.
+pub const LAYERS: &[(&str, Build)] = &[
+    ("always", always::build),
+    ("self-protection", selfguard::build),
+    ("denylist", denylist::build),
+    ("allowlist", allowlist::build),
+    ("git-guard", gitguard::build),
+    ("paths", paths::build),
+    ("service", service::build),
+    ("payload", payload::build),
+    ("plugins", plugins::build),
+];
 
-    /// The command text a span covers, shortened for a reason line.
-    pub fn snippet(&self, inv: &Invocation) -> String {
-        let s = self
-            .command
-            .get(inv.span.start..inv.span.end)
-            .unwrap_or(self.command);
-        crate::decision::excerpt(s, 120)
-    }
+/// The layers a configuration turns on, in order.
+pub fn build(cfg: &Config) -> Vec<Box<dyn PolicyLayer + Send + Sync>> {
+    LAYERS.iter().filter_map(|(_, b)| b(cfg)).collect()
 }
 
 /// Writes a reason: what was stopped, why, which rule, what to do instead.
-pub fn reason(what: &str, why: &str, rule: &str, instead: &str) -> String {
-    let name = crate::rules::lookup(rule)
-        .map(|r| r.name)
-        .or_else(|| bashgate_analyzer::rules::lookup(rule).map(|r| r.name))
-        .unwrap_or("");
-    let mut s = format!("bashgate stopped {what}: {why} ({rule} {name}).");
+pub fn reason(what: &str, why: &str, rule: GateRule, instead: &str) -> String {
+    let mut s = format!("bashgate stopped {what}: {why} ({}).", rule.tag());
     if !instead.is_empty() {
         s.push_str(" Instead: ");
         s.push_str(instead);

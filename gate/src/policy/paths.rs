@@ -10,9 +10,114 @@
 use std::path::{Component, Path, PathBuf};
 
 use bashgate_analyzer::Verdict;
+use serde_json::Value;
 
-use super::redirects::Redirect;
-use super::{base_name, BashCall};
+use super::{base_name, reason, BashCall, Call, Env, PolicyLayer, Step, Subject};
+use crate::config::Config;
+use crate::cop::Question;
+use crate::decision::{Decision, Layer};
+use crate::rules::GateRule;
+
+/// The layer: Bash commands and workspace tools, when `allowed_dirs` is set.
+pub struct Paths {
+    allowed_dirs: Vec<String>,
+}
+
+pub fn build(cfg: &Config) -> Option<Box<dyn PolicyLayer + Send + Sync>> {
+    let allowed_dirs = cfg.allowed_dirs();
+    (!allowed_dirs.is_empty())
+        .then(|| Box::new(Paths { allowed_dirs }) as Box<dyn PolicyLayer + Send + Sync>)
+}
+
+impl PolicyLayer for Paths {
+    fn check(&self, call: &Call, env: &dyn Env) -> Step {
+        let cwd = call.tool.cwd;
+        let policy = PathPolicy::new(&self.allowed_dirs, cwd);
+        match &call.subject {
+            Subject::Bash(b) => match policy.check(b) {
+                PathOutcome::Inside => Step::Pass,
+                PathOutcome::Outside { written, resolved } => {
+                    Step::Decide(self.outside(&call.what(), &written, Some(&resolved)))
+                }
+                PathOutcome::Unsettled(why) if env.config().paths.cop => {
+                    self.review(call, b, &why, env)
+                }
+                PathOutcome::Unsettled(_) => Step::Doubt,
+            },
+            Subject::Local => env
+                .path_keys()
+                .iter()
+                .filter_map(|k| call.tool.input.get(k).and_then(Value::as_str))
+                .find_map(|p| match resolve(cwd, p) {
+                    Some(r) if policy.allows(&r) => None,
+                    r => Some(self.outside(&call.what(), p, r.as_deref())),
+                })
+                .into(),
+            Subject::Service(_) => Step::Pass,
+        }
+    }
+}
+
+impl Paths {
+    fn outside(&self, what: &str, written: &str, resolved: Option<&Path>) -> Decision {
+        let rule = GateRule::PathOutside;
+        let at = resolved
+            .map(|r| format!("resolves to {}", r.display()))
+            .unwrap_or_else(|| "cannot be resolved".into());
+        Decision::deny(
+            Layer::Paths,
+            rule,
+            reason(
+                what,
+                &format!(
+                    "`{written}` {at}, outside the allowed directories ({})",
+                    self.allowed_dirs.join(", ")
+                ),
+                rule,
+                "work on files inside the allowed directories",
+            ),
+        )
+    }
+
+    /// What static analysis could not settle goes to the Cop's path prompt.
+    fn review(&self, call: &Call, b: &BashCall, why: &[String], env: &dyn Env) -> Step {
+        let what = call.what();
+        let cwd = b.cwd.display().to_string();
+        let q = Question::Paths {
+            command: b.command,
+            allowed_dirs: &self.allowed_dirs,
+            cwd: &cwd,
+            unsettled: why,
+        };
+        let reviewed = env.review(&q).decide(
+            Layer::Paths,
+            env.config().on_error,
+            |_| {
+                format!(
+                    "{what}: static analysis cannot tell which paths it touches ({})",
+                    why.join("; ")
+                )
+            },
+            |r| {
+                let rule = GateRule::PathOutside;
+                Decision::deny(
+                    Layer::Paths,
+                    rule,
+                    reason(
+                        &what,
+                        &format!("the reviewer found it may reach a path outside the allowed directories: {r}"),
+                        rule,
+                        "work on files inside the allowed directories, with literal paths",
+                    ),
+                )
+            },
+        );
+        match reviewed {
+            Ok(_) => Step::Pass,
+            Err(d) => Step::Decide(d),
+        }
+    }
+}
 
 /// Paths any command may name: devices that are not files.
 const ALWAYS_ALLOWED: &[&str] = &[
@@ -58,7 +163,7 @@ impl PathPolicy {
         self.allowed.iter().any(|a| p.starts_with(a))
     }
 
-    pub fn check(&self, call: &BashCall, redirects: Option<&[Redirect]>) -> PathOutcome {
+    pub fn check(&self, call: &BashCall) -> PathOutcome {
         let mut unsettled = Vec::new();
         // `cd` changes what relative paths mean: check them from every
         // directory the command may be in.
@@ -118,20 +223,15 @@ impl PathPolicy {
                 }
             }
         }
-        match redirects {
-            None => unsettled.push("the redirects could not be read".into()),
-            Some(rs) => {
-                for r in rs {
-                    match &r.target {
-                        None => unsettled.push(format!(
-                            "a `{}` redirect to a target known only at run time",
-                            r.op
-                        )),
-                        Some(t) => {
-                            if let Some(o) = self.outside(&bases, t) {
-                                return o;
-                            }
-                        }
+        for r in call.analysis.redirects.iter().filter(|r| r.is_file()) {
+            match &r.target {
+                None => unsettled.push(format!(
+                    "a `{}` redirect to a target known only at run time",
+                    r.op
+                )),
+                Some(t) => {
+                    if let Some(o) = self.outside(&bases, t) {
+                        return o;
                     }
                 }
             }
@@ -245,9 +345,8 @@ mod tests {
             analysis: &a,
             cwd: dir,
         };
-        let rs = super::super::redirects::collect(cmd, &a);
         let allowed: Vec<String> = allowed.iter().map(|s| s.to_string()).collect();
-        PathPolicy::new(&allowed, dir).check(&call, rs.as_deref())
+        PathPolicy::new(&allowed, dir).check(&call)
     }
 
     #[test]

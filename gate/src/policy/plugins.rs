@@ -9,10 +9,98 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use crate::config::PluginConfig;
-use crate::decision::Permission;
+use super::{Call, Env, PolicyLayer, Step, Subject};
+use crate::config::{Config, PluginConfig};
+use crate::decision::{Decision, Layer, Permission};
+use crate::rules::GateRule;
+
+/// The layer: the configured plugins, in order.
+pub struct Plugins(Vec<PluginConfig>);
+
+pub fn build(cfg: &Config) -> Option<Box<dyn PolicyLayer + Send + Sync>> {
+    (!cfg.plugins.is_empty())
+        .then(|| Box::new(Plugins(cfg.plugins.clone())) as Box<dyn PolicyLayer + Send + Sync>)
+}
+
+impl PolicyLayer for Plugins {
+    fn check(&self, call: &Call, env: &dyn Env) -> Step {
+        let t = call.tool;
+        let mut request = json!({
+            "hook_event_name": "PreToolUse",
+            "session_id": t.session,
+            "cwd": t.cwd.display().to_string(),
+            "tool_name": t.tool,
+            "tool_input": t.input,
+            "taint": call.taint.as_ref().ok(),
+        });
+        if let Subject::Bash(b) = &call.subject {
+            request["analysis"] = serde_json::to_value(b.analysis).unwrap_or(Value::Null);
+        }
+        env.before_slow();
+        let mut asks: Vec<Decision> = Vec::new();
+        for p in &self.0 {
+            if !p.tools.is_empty() && !p.tools.iter().any(|x| x == t.tool) {
+                continue;
+            }
+            let said = |a: &PluginAnswer| {
+                if a.reason.is_empty() {
+                    "no reason given".to_string()
+                } else {
+                    a.reason.clone()
+                }
+            };
+            let rule = GateRule::PluginDeny;
+            let d = match run(p, &request) {
+                Ok(a) => match a.permission {
+                    Permission::Allow => continue,
+                    Permission::Deny => Decision::deny(
+                        Layer::Plugin,
+                        rule,
+                        format!(
+                            "bashgate stopped this {} call: plugin `{}` denied it: {} ({}).",
+                            t.tool,
+                            p.name,
+                            said(&a),
+                            rule.tag()
+                        ),
+                    ),
+                    Permission::Ask => Decision::ask(
+                        Layer::Plugin,
+                        rule,
+                        format!(
+                            "bashgate asks the person: plugin `{}` wants approval: {}",
+                            p.name,
+                            said(&a)
+                        ),
+                    ),
+                },
+                Err(e) => Decision::on_error(
+                    env.config().on_error,
+                    Layer::Plugin,
+                    &format!("plugin `{}` {e}", p.name),
+                ),
+            };
+            match d.permission {
+                Permission::Deny => return Step::Decide(d),
+                Permission::Ask => asks.push(d),
+                Permission::Allow => {}
+            }
+        }
+        let mut asks = asks.into_iter();
+        match asks.next() {
+            None => Step::Pass,
+            Some(mut first) => {
+                for other in asks {
+                    first.reason.push_str(" Also: ");
+                    first.reason.push_str(&other.reason);
+                }
+                Step::Decide(first)
+            }
+        }
+    }
+}
 
 const MAX_OUTPUT: u64 = 1 << 20;
 

@@ -8,11 +8,41 @@
 
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
 use super::paths::resolve;
-use super::redirects::Redirect;
-use super::{base_name, reason, BashCall};
+use super::{base_name, reason, BashCall, Call, Env, PolicyLayer, Step, Subject};
+use crate::config::Config;
 use crate::decision::{Decision, Layer};
-use crate::rules;
+use crate::rules::GateRule;
+
+/// The layer: Bash commands and the writing workspace tools.
+pub struct SelfProtection;
+
+pub fn build(cfg: &Config) -> Option<Box<dyn PolicyLayer + Send + Sync>> {
+    cfg.always
+        .self_protection
+        .then(|| Box::new(SelfProtection) as Box<dyn PolicyLayer + Send + Sync>)
+}
+
+impl PolicyLayer for SelfProtection {
+    fn check(&self, call: &Call, env: &dyn Env) -> Step {
+        let cwd = call.tool.cwd;
+        let guard = || SelfGuard::new(&env.config().state_dir(), env.config_file(), cwd);
+        match &call.subject {
+            Subject::Bash(b) => guard().check_bash(b).into(),
+            Subject::Local if WRITERS.contains(&call.tool.tool) => {
+                let g = guard();
+                env.path_keys()
+                    .iter()
+                    .filter_map(|k| call.tool.input.get(k).and_then(Value::as_str))
+                    .find_map(|p| g.check_path(call.tool.tool, cwd, p))
+                    .into()
+            }
+            _ => Step::Pass,
+        }
+    }
+}
 
 /// Programs that only read the files they are given.
 const READERS: &[&str] = &[
@@ -90,7 +120,7 @@ impl SelfGuard {
         None
     }
 
-    pub fn check_bash(&self, call: &BashCall, redirects: Option<&[Redirect]>) -> Option<Decision> {
+    pub fn check_bash(&self, call: &BashCall) -> Option<Decision> {
         for (program, inv) in call.named() {
             if READERS.contains(&base_name(program)) {
                 continue;
@@ -108,8 +138,8 @@ impl SelfGuard {
                 }
             }
         }
-        for r in redirects.unwrap_or(&[]) {
-            if r.reads() {
+        for r in &call.analysis.redirects {
+            if !r.writes() {
                 continue;
             }
             if let Some(t) = &r.target {
@@ -128,7 +158,7 @@ impl SelfGuard {
 }
 
 fn deny(what: &str, written: &str, protected: &Path) -> Decision {
-    let rule = rules::SELF_PROTECTION;
+    let rule = GateRule::SelfProtection;
     Decision::deny(
         Layer::Always,
         rule,
@@ -156,8 +186,7 @@ mod tests {
             analysis: &a,
             cwd,
         };
-        let rs = super::super::redirects::collect(cmd, &a);
-        guard.check_bash(&call, rs.as_deref()).is_some()
+        guard.check_bash(&call).is_some()
     }
 
     #[test]
@@ -175,6 +204,9 @@ mod tests {
         assert!(denied(&g, &proj, "echo x >> .bashgate.toml"));
         assert!(denied(&g, &proj, "cp x deep/dir/.bashgate.toml"));
         assert!(denied(&g, &proj, "rm .claude/settings.local.json"));
+        // `<>` opens for writing too (and creates the file).
+        assert!(denied(&g, &proj, "echo x 1<> .bashgate.toml"));
+        assert!(denied(&g, &proj, "bash -c 'echo x > .bashgate.toml'"));
         assert!(!denied(&g, &proj, &format!("cat {s}/sessions/x.json")));
         assert!(!denied(&g, &proj, "grep x .bashgate.toml"));
         assert!(!denied(&g, &proj, "echo x > notes.txt && rm -rf build"));

@@ -25,7 +25,7 @@ use serde_json::json;
 
 use super::store::{random_bytes, token_hash, Answered};
 use super::{blocking, ApiError, ApiJson, ApiResult, App};
-use crate::taint::{self, SessionState, Source};
+use bashgate::taint::{self, SessionState, Source};
 
 pub fn router(app: Arc<App>) -> Router {
     Router::new()

@@ -28,10 +28,10 @@ use serde_json::{json, Value};
 
 use super::store::{token_hash, DbStore};
 use super::{approvals, blocking, ApiError, ApiJson, ApiResult, App};
-use crate::decision::Permission;
-use crate::engine::{Gate, ToolCall};
-use crate::hook::json::{self as hook_json, Request};
-use crate::taint::{self, Source};
+use bashgate::audit::Record;
+use bashgate::decision::Permission;
+use bashgate::engine::{Gate, ToolCall};
+use bashgate::taint::{self, Source};
 
 pub fn router(app: Arc<App>) -> Router {
     Router::new()
@@ -159,18 +159,22 @@ async fn check(
             }
         };
         let cwd = PathBuf::from(body.cwd.filter(|c| !c.is_empty()).unwrap_or("/".into()));
-        let request = Request {
-            tool: body
-                .tool_name
-                .filter(|t| !t.is_empty())
-                .unwrap_or("Bash".into()),
-            input,
-            session: session.clone(),
-            cwd: Some(cwd.clone()),
+        let tool = body
+            .tool_name
+            .filter(|t| !t.is_empty())
+            .unwrap_or("Bash".into());
+        let call = ToolCall {
+            session: &session,
+            cwd: &cwd,
+            tool: &tool,
+            input: &input,
         };
-        let outcome = with_gate(&app, |g| hook_json::decide(g, &request, &cwd));
+        let outcome = with_gate(&app, |g| g.decide_guarded(&call));
+        for w in &outcome.warnings {
+            eprintln!("bashgate serve: {w}");
+        }
         if let Some(auditor) = &app.audit {
-            let mut r = hook_json::outcome_record(&request, "daemon-check", &cwd, &outcome);
+            let mut r = Record::of_outcome(&call, "daemon-check", &outcome);
             if let Some(a) = &body.agent_session {
                 r.reason = format!("{} [agent session {a}]", r.reason);
             }
@@ -181,7 +185,7 @@ async fn check(
             let a = approvals::create(
                 &app,
                 &session,
-                &request.tool,
+                &tool,
                 outcome.command.clone(),
                 Some(cwd.display().to_string()),
                 &d.reason,

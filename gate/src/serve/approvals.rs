@@ -11,8 +11,8 @@ use serde_json::{json, Value};
 
 use super::store::Approval;
 use super::{ApiError, App};
-use crate::decision::excerpt;
-use crate::taint;
+use bashgate::decision::excerpt;
+use bashgate::taint;
 
 /// The longest a single long poll is held open.
 pub const MAX_POLL: Duration = Duration::from_secs(60);
@@ -73,8 +73,8 @@ pub fn audit(app: &App, a: &Approval) {
     let Some(auditor) = &app.audit else { return };
     let v = answer_json(a);
     let now = taint::now_ms() as i64;
-    auditor.record(crate::audit::Record {
-        time: crate::audit::rfc3339(now),
+    auditor.record(bashgate::audit::Record {
+        time: bashgate::audit::rfc3339(now),
         unix_ms: now,
         session: a.session.clone(),
         event: "approval".into(),
@@ -82,7 +82,7 @@ pub fn audit(app: &App, a: &Approval) {
         command: a.command.clone(),
         cwd: a.cwd.clone(),
         layer: "approval".into(),
-        rule: Some(crate::rules::NEEDS_HUMAN.into()),
+        rule: Some(bashgate::GateRule::NeedsHuman.id().into()),
         decision: v["decision"].as_str().unwrap_or("deny").into(),
         reason: v["reason"].as_str().unwrap_or("").into(),
         ..Default::default()
@@ -156,7 +156,7 @@ pub fn answer_json(a: &Approval) -> Value {
         }
     });
     if decision == "pending" {
-        v["rule"] = json!(crate::rules::NEEDS_HUMAN);
+        v["rule"] = json!(bashgate::GateRule::NeedsHuman);
     }
     v
 }

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, Sender};
 
-use crate::audit::{Audit, Record};
+use bashgate::audit::{Audit, Record};
 
 /// At most this many records per transaction.
 const BATCH: usize = 512;

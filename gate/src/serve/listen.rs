@@ -18,7 +18,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, UnixListener, UnixStream};
 use tokio::sync::Semaphore;
 
-use crate::remote::Target;
+use bashgate::endpoint::Target;
 
 /// This process's user id (the owner of a file it creates).
 fn my_uid() -> Result<u32, String> {

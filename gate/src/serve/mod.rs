@@ -34,8 +34,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use tokio::sync::watch;
 
-use crate::config::Config;
-use crate::remote::Target;
+use bashgate::config::Config;
+use bashgate::endpoint::Target;
 use store::Db;
 
 /// Counters the admin API reports (since the daemon started).
@@ -189,7 +189,7 @@ async fn serve(config: Config, config_file: Option<PathBuf>, flags: Flags) -> Re
     let audit = config
         .audit
         .enabled
-        .then(|| auditor::Auditor::start(crate::hook::audit_path(&config)));
+        .then(|| auditor::Auditor::start(config.audit_path()));
     let webhook = match &config.serve.webhook_url {
         Some(url) => Some(webhook::Webhook::new(
             url,

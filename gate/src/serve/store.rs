@@ -12,7 +12,7 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::taint::{self, SessionState, SessionStore, Source, StateError, Taint};
+use bashgate::taint::{self, SessionState, SessionStore, Source, StateError, Taint};
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS sessions (

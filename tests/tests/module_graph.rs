@@ -1,0 +1,262 @@
+//! The workspace's module graph has no cycles, and the gate's engine stays
+//! below its surfaces.
+//!
+//! Each crate's modules are read from their source files; a reference
+//! `crate::a::b` or `super::x` from one module to another is an edge
+//! between the two sibling modules that contain them (a child naming its
+//! parent, or a parent its child, is not an edge: that is containment).
+//! Any cycle among siblings fails the test with its path.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// Module path of a source file under `src`: `policy/mod.rs` is
+/// `[policy]`, `policy/always.rs` is `[policy, always]`, `lib.rs` is `[]`.
+fn module_of(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).unwrap();
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let last = parts.pop().unwrap();
+    let stem = last.trim_end_matches(".rs");
+    if !matches!(stem, "mod" | "lib" | "main") {
+        parts.push(stem.to_string());
+    }
+    if parts.first().is_some_and(|p| p == "bin") {
+        // Each binary is a crate of its own.
+        return vec![];
+    }
+    parts
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            if p.file_name().unwrap() != "bin" {
+                rust_files(&p, out);
+            }
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+fn ident(s: &str) -> &str {
+    let end = s
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(s.len());
+    &s[..end]
+}
+
+/// The first path segments named after each `prefix::`: `crate::a::b`
+/// gives `a`, `super::{a, b::c}` gives `a` and `b`.
+fn heads(text: &str, prefix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(prefix) {
+        let before = rest[..i].chars().last();
+        rest = &rest[i + prefix.len()..];
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        if let Some(group) = rest.strip_prefix('{') {
+            let end = group.find('}').unwrap_or(group.len());
+            for item in group[..end].split(',') {
+                let id = ident(item.trim());
+                if !id.is_empty() {
+                    out.push(id.to_string());
+                }
+            }
+        } else {
+            let id = ident(rest);
+            if !id.is_empty() {
+                out.push(id.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Edges between sibling modules of one crate.
+fn crate_edges(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|f| module_of(src, f)).collect();
+    let mut edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    for f in &files {
+        let m = module_of(src, f);
+        let text = fs::read_to_string(f).unwrap();
+        // Tests may reach anywhere: only the code counts.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        let mut targets: Vec<Vec<String>> = Vec::new();
+        for h in heads(code, "crate::") {
+            targets.push(vec![h]);
+        }
+        let parent: Vec<String> = m[..m.len().saturating_sub(1)].to_vec();
+        for h in heads(code, "super::") {
+            if h == "super" {
+                continue;
+            }
+            let mut t = parent.clone();
+            t.push(h);
+            targets.push(t);
+        }
+        for t in targets {
+            if !modules.contains(&t) {
+                continue; // an item, not a module
+            }
+            // Reduce both ends to siblings under their common ancestor.
+            let common = m.iter().zip(&t).take_while(|(a, b)| a == b).count();
+            if common == m.len() || common == t.len() {
+                continue; // containment
+            }
+            let from = m[..=common].to_vec();
+            let to = t[..=common].to_vec();
+            edges.entry(from).or_default().insert(to);
+        }
+    }
+    edges
+}
+
+fn find_cycle(edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Option<Vec<String>> {
+    fn visit(
+        n: &Vec<String>,
+        edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+        state: &mut BTreeMap<Vec<String>, u8>,
+        stack: &mut Vec<Vec<String>>,
+    ) -> Option<Vec<String>> {
+        state.insert(n.clone(), 1);
+        stack.push(n.clone());
+        for next in edges.get(n).into_iter().flatten() {
+            match state.get(next) {
+                Some(1) => {
+                    let at = stack.iter().position(|s| s == next).unwrap();
+                    let mut cycle: Vec<String> = stack[at..].iter().map(|m| m.join("::")).collect();
+                    cycle.push(next.join("::"));
+                    return Some(cycle);
+                }
+                Some(_) => {}
+                None => {
+                    if let Some(c) = visit(next, edges, state, stack) {
+                        return Some(c);
+                    }
+                }
+            }
+        }
+        stack.pop();
+        state.insert(n.clone(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for n in edges.keys() {
+        if !state.contains_key(n) {
+            if let Some(c) = visit(n, edges, &mut state, &mut Vec::new()) {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn no_module_cycle_in_any_crate() {
+    for krate in ["analyzer", "gate", "corpus", "tests"] {
+        let edges = crate_edges(&root().join(krate).join("src"));
+        assert!(
+            !edges.is_empty() || krate == "tests",
+            "{krate}: no edges found"
+        );
+        if let Some(c) = find_cycle(&edges) {
+            panic!(
+                "{krate}: modules import each other in a cycle: {}",
+                c.join(" -> ")
+            );
+        }
+    }
+}
+
+#[test]
+fn the_checker_sees_a_cycle() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path();
+    fs::write(src.join("lib.rs"), "mod a;\nmod b;\n").unwrap();
+    fs::write(src.join("a.rs"), "use crate::b::X;\n").unwrap();
+    fs::create_dir(src.join("b")).unwrap();
+    fs::write(src.join("b/mod.rs"), "mod c;\npub struct X;\n").unwrap();
+    fs::write(src.join("b/c.rs"), "use crate::{a, b};\n").unwrap();
+    let c = find_cycle(&crate_edges(src)).expect("a -> b -> a");
+    assert!(
+        c.contains(&"a".to_string()) && c.contains(&"b".to_string()),
+        "{c:?}"
+    );
+    fs::write(src.join("b/c.rs"), "use super::X;\n").unwrap();
+    assert_eq!(find_cycle(&crate_edges(src)), None);
+}
+
+#[test]
+fn the_engine_library_does_no_surface_io_and_has_no_parser_of_its_own() {
+    let gate = root().join("gate");
+    let manifest = fs::read_to_string(gate.join("Cargo.toml")).unwrap();
+    assert!(
+        !manifest.contains("tree-sitter"),
+        "the gate reads commands through the analyzer's Analysis, not a parser of its own"
+    );
+    let lib = fs::read_to_string(gate.join("src/lib.rs")).unwrap();
+    for surface in ["hook", "serve", "remote", "cli", "render", "init"] {
+        assert!(
+            !lib.contains(&format!("mod {surface};")),
+            "`{surface}` is a surface: it belongs to the binary, on top of the library"
+        );
+    }
+    // The library's modules do not print to the terminal or read stdin.
+    let mut files = Vec::new();
+    rust_files(&gate.join("src"), &mut files);
+    let surfaces = [
+        "hook",
+        "serve",
+        "cli.rs",
+        "commands.rs",
+        "admin_cli.rs",
+        "init.rs",
+        "jsonl.rs",
+        "remote.rs",
+        "render.rs",
+        "main.rs",
+    ];
+    for f in files {
+        let rel = f
+            .strip_prefix(gate.join("src"))
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if surfaces.iter().any(|s| rel.starts_with(s)) {
+            continue;
+        }
+        let text = fs::read_to_string(&f).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for banned in [
+            "println!",
+            "eprintln!",
+            "io::stdin",
+            "io::stdout",
+            "tokio::net",
+            "UnixListener",
+            "TcpListener",
+        ] {
+            assert!(
+                !code.contains(banned),
+                "{rel} uses {banned}: that is a surface's job"
+            );
+        }
+    }
+}
