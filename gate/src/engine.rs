@@ -3,7 +3,7 @@
 //! the first deny wins, asks are gathered, and what is left is concluded by
 //! the kind of call: the taint cascade for Bash, allow for workspace tools
 //! and services that no layer stopped. After a tool has run, `record` sets
-//! the session's taint from what it read.
+//! the session's taint from what it read (`reads.rs` says what that is).
 //!
 //! Everything expensive is built on first use: the layers a configuration
 //! turns on (and their tables) once per gate, the Cop's HTTP client only
@@ -14,21 +14,18 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use bashgate_analyzer::{analyze, Analysis, Verdict};
-use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 pub use crate::call::ToolCall;
 use crate::cascade;
 use crate::config::{Config, OnError};
-use crate::cop::{Cop, CopResult, Question};
-use crate::decision::{excerpt, Decision, Layer, Permission};
+use crate::cop::{self, Cop, CopResult, Question};
+use crate::decision::{Decision, Layer, Permission};
 use crate::policy::{self, BashCall, Call, Env, PolicyLayer, ServiceCall, Step, Subject};
+use crate::reads;
 use crate::secret_paths::SecretPaths;
 use crate::secrets::Scanner;
-use crate::services::{self, ToolKind, Tools};
-use crate::taint::{
-    self, CachedReview, SessionState, SessionStore, Source, StateError, Store, Taint,
-};
+use crate::services::{ToolKind, Tools};
+use crate::taint::{SessionState, SessionStore, Source, StateError, Store, Taint};
 
 /// A decision with what the audit log keeps about it.
 pub struct Outcome {
@@ -224,47 +221,11 @@ impl Gate {
 
     /// Asks the Cop, through the session's cache.
     fn ask_cop(&self, session: &str, state: &SessionState, q: &Question) -> CopResult {
-        let cop = self.cop();
-        if !cop.available() {
-            return cop.review(q);
-        }
-        let mut h = Sha256::new();
-        for part in [q.kind(), cop.model.as_str(), cop.base_url.as_str()] {
-            h.update(part.as_bytes());
-            h.update([0]);
-        }
-        h.update(q.subject().as_bytes());
-        let key = taint::hex(&h.finalize()[..16]);
-        if let Some(c) = state.cop_cache.get(&key) {
-            let r = format!("{} (cached)", c.reason);
-            return if c.flagged {
-                CopResult::Flagged(r)
-            } else {
-                CopResult::Clear(r)
-            };
-        }
-        self.slow();
-        let result = cop.review(q);
-        let cached = match &result {
-            CopResult::Clear(r) => Some((false, r.clone())),
-            CopResult::Flagged(r) => Some((true, r.clone())),
-            _ => None,
-        };
-        if let Some((flagged, reason)) = cached {
-            let entry = CachedReview {
-                flagged,
-                reason,
-                at_ms: taint::now_ms(),
-            };
-            if let Err(e) = self
-                .store
-                .update_with(session, Box::new(|s| s.cache(key, entry)))
-            {
-                self.warnings
-                    .borrow_mut()
-                    .push(format!("cannot cache the reviewer's answer: {e}"));
-            }
-        }
+        let (result, warning) =
+            cop::cache::review(self.cop(), self.store.as_ref(), session, state, q, &|| {
+                self.slow()
+            });
+        self.warnings.borrow_mut().extend(warning);
         result
     }
 
@@ -420,75 +381,8 @@ impl Gate {
 
     /// What a finished tool call read: the taint sources it adds.
     pub fn taint_sources(&self, call: &ToolCall) -> Vec<Source> {
-        let now = taint::now_ms();
-        let mut out = Vec::new();
-        let mut add = |flag: &str, detail: String| {
-            out.push(Source {
-                flag: flag.into(),
-                tool: call.tool.to_string(),
-                detail,
-                at_ms: now,
-            })
-        };
-        match self.tools().classify(call.tool, &self.config) {
-            ToolKind::Bash => {
-                let Some(command) = call.command() else {
-                    return out;
-                };
-                let analysis = analyze(command);
-                let sp = self.secret_paths();
-                // Arguments first, then the files redirected in.
-                let read = analysis
-                    .invocations
-                    .iter()
-                    .flat_map(|inv| inv.args.iter().flatten())
-                    .chain(
-                        analysis
-                            .redirects
-                            .iter()
-                            .filter(|r| r.reads())
-                            .filter_map(|r| r.target.as_ref()),
-                    )
-                    .find_map(|a| sp.matches(a).map(|p| (a, p)));
-                if let Some((a, p)) = read {
-                    add(
-                        "secret",
-                        format!("`{}` reads {a} ({p})", excerpt(command, 80)),
-                    );
-                }
-                if self.config.taint.network_commands_corrupt
-                    && analysis.verdict == Verdict::Network
-                {
-                    add(
-                        "corruption",
-                        format!("`{}` reached the network", excerpt(command, 80)),
-                    );
-                }
-            }
-            ToolKind::Local => {
-                for key in self.tools().path_keys() {
-                    if let Some(p) = call.input.get(key).and_then(Value::as_str) {
-                        if let Some(pat) = self.secret_paths().matches(p) {
-                            add("secret", format!("read {p} ({pat})"));
-                            break;
-                        }
-                    }
-                }
-            }
-            ToolKind::Service {
-                name, trust, known, ..
-            } => {
-                let t = services::taint_of(&trust);
-                let label = if known { "" } else { " (unknown service)" };
-                if t.corruption {
-                    add("corruption", format!("{name} is a public source{label}"));
-                }
-                if t.secret {
-                    add("secret", format!("{name} holds secret data{label}"));
-                }
-            }
-        }
-        out
+        let kind = self.tools().classify(call.tool, &self.config);
+        reads::sources(call, &kind, &self.config, self.tools(), self.secret_paths())
     }
 
     /// Records a finished tool call's taint. Returns the sources added.
@@ -515,7 +409,7 @@ impl Gate {
 mod tests {
     use super::*;
     use crate::rules::GateRule;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn gate_in(dir: &Path, toml_text: &str) -> Gate {
         let mut c = crate::config::parse(toml_text, Path::new("test.toml")).unwrap();

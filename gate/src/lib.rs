@@ -28,6 +28,7 @@ pub mod decision;
 pub mod endpoint;
 pub mod engine;
 pub mod policy;
+pub mod reads;
 pub mod rules;
 pub mod secret_paths;
 pub mod secrets;

@@ -4,6 +4,7 @@
 //! comes from an environment variable. Nothing here runs (no runtime, no
 //! client) until a decision actually needs the Cop.
 
+pub mod cache;
 pub mod http;
 pub mod parse;
 
