@@ -2,10 +2,10 @@
 //!
 //! It keeps only what decides a verdict: simple commands with their words,
 //! assignments and redirects; pipelines (who feeds whose stdin); compound
-//! commands (whose bodies and words all run); and function definitions.
+//! commands (whose bodies and words all run); and function definitions;
+//! and the words they are made of.
 
 use crate::span::Span;
-use crate::word::Word;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
@@ -104,4 +104,63 @@ impl Redirect {
             RedirectTarget::File(_) => fd0 && (self.op == "<" || self.op == "<>"),
         }
     }
+}
+
+// Words. A word holds the commands its substitutions run, and a command
+// holds words, so both live here; `word.rs` computes what a word means.
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    pub span: Span,
+    pub parts: Vec<Part>,
+    /// When the word's static value maps byte-for-byte onto the source
+    /// (a single unquoted literal without escapes, or one single-quoted
+    /// string), the offset of the value's first byte. Lets findings inside
+    /// an embedded `bash -c '...'` point at the exact bytes.
+    pub origin: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// Text after quote removal. `quoted` tells whether it came from quotes,
+    /// where globs and brace expansion do not apply.
+    Lit { text: String, quoted: bool },
+    /// Something whose value is only known at run time.
+    Dynamic(Dynamic),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dynamic {
+    pub kind: DynKind,
+    pub span: Span,
+    /// Commands that run while this part is expanded (`$(...)`, `<(...)`,
+    /// substitutions nested in `${x:-$(...)}` or `$(( ))`).
+    pub commands: Vec<Command>,
+    /// A command substitution whose text tree-sitter did not parse as bash
+    /// would (backticks with escapes inside, backticks in here-documents):
+    /// the resolver parses this text as a script of its own.
+    pub reparse: Option<Reparse>,
+    /// Inside double quotes: the expansion is one word, never split.
+    pub quoted: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reparse {
+    pub text: String,
+    /// Where `text` starts in the source, when it maps byte for byte.
+    pub origin: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DynKind {
+    Parameter,
+    CommandSubstitution,
+    ProcessSubstitution,
+    Arithmetic,
+    /// `$"..."`: the text is looked up in a message catalog at run time.
+    Translated,
+    /// An unquoted glob (`*`, `?`, `[...]`): expands to file names.
+    Glob,
+    /// Brace expansion (`{a,b}`, `{1..3}`): one word becomes several.
+    Brace,
 }

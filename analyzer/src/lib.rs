@@ -16,6 +16,7 @@
 //! given. The analyzer does no I/O.
 
 pub mod analysis;
+mod args;
 pub mod argv;
 pub mod catalog;
 pub mod ir;

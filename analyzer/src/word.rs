@@ -1,68 +1,18 @@
-//! Words: what a shell word is made of, and what its value is when static.
+//! Words: what a shell word's value is when static, its shape, what it
+//! runs while expanded.
 //!
-//! A word is a sequence of parts. Literal parts hold text after quote
+//! A word ([`Word`], defined in [`crate::ir`]) is a sequence of parts. Literal parts hold text after quote
 //! removal; everything whose value is decided at run time (parameters,
 //! substitutions, arithmetic, brace expansion, globs) is a dynamic part.
 //! A word is *static* only when every part is literal.
 
+// The word types live with the command types in `ir` (a substitution's
+// part holds commands, a command holds words); this module says what a
+// word's value is.
+pub use crate::ir::{DynKind, Dynamic, Part, Reparse, Word};
+
 use crate::ir::Command;
 use crate::span::Span;
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Word {
-    pub span: Span,
-    pub parts: Vec<Part>,
-    /// When the word's static value maps byte-for-byte onto the source
-    /// (a single unquoted literal without escapes, or one single-quoted
-    /// string), the offset of the value's first byte. Lets findings inside
-    /// an embedded `bash -c '...'` point at the exact bytes.
-    pub origin: Option<usize>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Part {
-    /// Text after quote removal. `quoted` tells whether it came from quotes,
-    /// where globs and brace expansion do not apply.
-    Lit { text: String, quoted: bool },
-    /// Something whose value is only known at run time.
-    Dynamic(Dynamic),
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Dynamic {
-    pub kind: DynKind,
-    pub span: Span,
-    /// Commands that run while this part is expanded (`$(...)`, `<(...)`,
-    /// substitutions nested in `${x:-$(...)}` or `$(( ))`).
-    pub commands: Vec<Command>,
-    /// A command substitution whose text tree-sitter did not parse as bash
-    /// would (backticks with escapes inside, backticks in here-documents):
-    /// the resolver parses this text as a script of its own.
-    pub reparse: Option<Reparse>,
-    /// Inside double quotes: the expansion is one word, never split.
-    pub quoted: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reparse {
-    pub text: String,
-    /// Where `text` starts in the source, when it maps byte for byte.
-    pub origin: Option<usize>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DynKind {
-    Parameter,
-    CommandSubstitution,
-    ProcessSubstitution,
-    Arithmetic,
-    /// `$"..."`: the text is looked up in a message catalog at run time.
-    Translated,
-    /// An unquoted glob (`*`, `?`, `[...]`): expands to file names.
-    Glob,
-    /// Brace expansion (`{a,b}`, `{1..3}`): one word becomes several.
-    Brace,
-}
 
 /// A word's value as far as the analyzer can tell.
 #[derive(Debug, Clone, PartialEq, Eq)]

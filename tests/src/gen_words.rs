@@ -5,7 +5,7 @@
 //! generator says it means however the words are spelled: `curl`,
 //! `"cu"rl`, `c\url`, `$'\x63url'` and `c''url` all run `curl`.
 
-use crate::gen::Choices;
+use crate::choices::Choices;
 
 /// Characters that need no quoting anywhere in an unquoted word.
 fn plain_char(c: char) -> bool {
@@ -166,7 +166,7 @@ pub fn backquote_escape(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gen::Rng;
+    use crate::choices::Rng;
     use std::process::Command;
 
     /// Asks bash what each word means: `printf '%s\0' WORD...`.

@@ -4,6 +4,7 @@
 //! with the same profile) and real programs around it. Each area keeps its
 //! own module; integration tests live in `tests/tests/`.
 
+pub mod choices;
 pub mod claude_code;
 pub mod daemon;
 pub mod gate;

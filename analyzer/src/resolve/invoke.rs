@@ -8,8 +8,8 @@ use crate::scripts;
 use crate::verdict::Verdict;
 use crate::word::Value;
 
-use super::args::Arg;
 use super::{Feed, Frame, Output, Resolver};
+use crate::args::Arg;
 use crate::word::runs_subscript;
 
 impl<'c> Resolver<'c> {

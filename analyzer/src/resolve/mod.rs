@@ -2,7 +2,6 @@
 //! invocation (unwrapping wrappers, parsing embedded scripts), and records
 //! findings. The verdict is derived from the findings afterwards.
 
-pub mod args;
 mod invoke;
 mod options;
 mod shells;
@@ -23,7 +22,7 @@ use crate::span::Span;
 use crate::verdict::Verdict;
 use crate::word::{runs_subscript, DynKind, Part, Value, Word};
 
-use args::Arg;
+use crate::args::Arg;
 
 /// Maps spans of the text being walked back onto the original command.
 #[derive(Debug, Clone, Copy)]

@@ -1,8 +1,8 @@
 //! GNU-style option parsing for wrappers, driven by their catalog entries:
 //! finds where the wrapped program starts, and which options were given.
 
+use crate::args::Arg;
 use crate::catalog::Entry;
-use crate::resolve::args::Arg;
 
 #[derive(Debug, Default)]
 pub struct Parsed {

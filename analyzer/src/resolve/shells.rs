@@ -8,8 +8,8 @@ use crate::span::Span;
 use crate::verdict::Verdict;
 use crate::word::Value;
 
-use super::args::Arg;
 use super::{Feed, Frame, Resolver};
+use crate::args::Arg;
 
 /// Which grammar a shell reads its script with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

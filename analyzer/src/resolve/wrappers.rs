@@ -8,10 +8,10 @@ use crate::span::Span;
 use crate::verdict::Verdict;
 use crate::word::Value;
 
-use super::args::Arg;
 use super::options::{self, Mode};
 use super::shells::Syntax;
 use super::{Feed, Frame, Resolver};
+use crate::args::Arg;
 
 impl<'c> Resolver<'c> {
     /// Unwraps a wrapper; returns the wrapper's own verdict (its inner

@@ -3,7 +3,7 @@
 //! extension loading. Network special files are caught by the catalog.
 
 use super::{long_option, ScriptFinding};
-use crate::resolve::args::Arg;
+use crate::args::Arg;
 use crate::rules::Rule;
 
 const LONG: &[&str] = &[

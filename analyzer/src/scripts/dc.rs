@@ -2,7 +2,7 @@
 //! input. Expressions are read; files and input are code not in the command.
 
 use super::ScriptFinding;
-use crate::resolve::args::Arg;
+use crate::args::Arg;
 use crate::rules::Rule;
 
 pub fn check(args: &[Arg]) -> Vec<ScriptFinding> {

@@ -5,7 +5,7 @@ mod awk;
 mod dc;
 mod sed;
 
-use crate::resolve::args::Arg;
+use crate::args::Arg;
 use crate::rules::Rule;
 use crate::span::Span;
 

@@ -3,7 +3,7 @@
 //! to devices (`w /dev/...`). Anything it cannot parse is reported.
 
 use super::{long_option, ScriptFinding};
-use crate::resolve::args::Arg;
+use crate::args::Arg;
 use crate::rules::Rule;
 
 const LONG: &[&str] = &[

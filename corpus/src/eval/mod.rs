@@ -1,6 +1,7 @@
 //! The evaluation: the own corpus and the external sets run through the
 //! analyzer ([`run`]) and tallied ([`stats`]) into what the report shows.
 
+mod guarded;
 mod run;
 mod stats;
 
@@ -9,7 +10,8 @@ use std::time::Duration;
 
 use bashgate_analyzer::Verdict;
 
-pub use run::{analyze_guarded, run_jobs, run_jobs_with, Guarded, Hang, Job, SetResult};
+pub use guarded::{analyze_guarded, Guarded};
+pub use run::{run_jobs, run_jobs_with, Hang, Job, SetResult};
 pub use stats::{Mix, Note, Stats};
 
 use crate::case::CaseFile;

@@ -1,37 +1,14 @@
 //! Running the analyzer over records: each analysis guarded against
 //! panics and timed, the whole run watched for a record that hangs.
 
-use std::panic::{self, AssertUnwindSafe};
+use std::panic;
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use bashgate_analyzer::{analyze, Analysis};
-
+use super::guarded::{analyze_guarded, Guarded};
 use super::stats::Stats;
 use crate::external::{Record, SetSpec};
-
-/// One analysis, with a panic caught and the time it took.
-pub struct Guarded {
-    pub result: Result<Analysis, String>,
-    pub elapsed: Duration,
-}
-
-/// Analyzes `command`, turning a panic into an error message.
-pub fn analyze_guarded(command: &str) -> Guarded {
-    let start = Instant::now();
-    let result = panic::catch_unwind(AssertUnwindSafe(|| analyze(command))).map_err(|payload| {
-        payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic without a message".to_string())
-    });
-    Guarded {
-        result,
-        elapsed: start.elapsed(),
-    }
-}
 
 /// One set to evaluate.
 pub struct Job {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use bashgate_analyzer::{Analysis, Rule, Verdict};
 
-use super::run::Guarded;
+use super::guarded::Guarded;
 use crate::check;
 use crate::external::{Expect, Record};
 use crate::tally::Tally;
