@@ -11,159 +11,11 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-/// What running a program means for the verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Class {
-    /// Provably local, given the escape rules of its entry.
-    Local,
-    /// Reaches the network by purpose.
-    Network,
-    /// Downloads and installs packages.
-    Package,
-    /// A language runtime: can do anything.
-    Interpreter,
-    /// Runs code from the project or its configuration.
-    RunsCode,
-    /// Not known to be local.
-    Unknown,
-    /// A shell: its `-c` string, heredoc or piped input is the script.
-    Shell,
-    /// Runs another program named in its arguments.
-    Wrapper,
-}
-
-/// An argument that changes what a local tool does.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Escape {
-    /// A GNU long option, without the dashes; its unambiguous
-    /// abbreviations and `--opt=value` forms match too.
-    #[serde(default)]
-    pub long: Option<String>,
-    /// A short option letter, matched anywhere in a `-abc` cluster.
-    #[serde(default)]
-    pub short: Option<String>,
-    /// An argument matched exactly (`-exec`, `-fprint`).
-    #[serde(default)]
-    pub word: Option<String>,
-    /// An argument matched by its start (`+` for less's initial commands).
-    #[serde(default)]
-    pub prefix: Option<String>,
-    /// An argument matched anywhere it contains this text.
-    #[serde(default)]
-    pub contains: Option<String>,
-    /// `unknown` (the default) or `network`.
-    #[serde(default)]
-    pub verdict: Option<String>,
-    /// Why the argument matters, for the finding's message.
-    pub why: String,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Entry {
-    pub class: Class,
-    /// Why the program has this class, for unknown and runs-code entries.
-    #[serde(default)]
-    pub reason: Option<String>,
-    /// Also matches versioned names: `python3.11`, `pip3`, `gcc-12`.
-    #[serde(default)]
-    pub versioned: bool,
-    /// This name is another program's alias (`gawk` for `awk`).
-    #[serde(default)]
-    pub alias: Option<String>,
-    /// Arguments that void a local tool's locality.
-    #[serde(default)]
-    pub escapes: Vec<Escape>,
-    /// Arguments noted as destructive (BG001) without changing the verdict.
-    #[serde(default)]
-    pub destructive: Vec<String>,
-    /// Classes of subcommands (`git clone`, `pip install`); others keep
-    /// the program's class.
-    #[serde(default)]
-    pub subcommands: BTreeMap<String, Class>,
-    /// Whether `--` ends option scanning for escapes (GNU style).
-    #[serde(default = "yes")]
-    pub end_of_options: bool,
-    /// Script language checked by a dedicated analyzer: `sed`, `awk` or `dc`.
-    #[serde(default)]
-    pub script: Option<String>,
-    /// Output is decoded data: always (`[]`) or with one of these options.
-    #[serde(default)]
-    pub decoder: Option<Vec<String>>,
-    /// A bash builtin that evaluates variable names, subscripts included.
-    #[serde(default)]
-    pub evaluates_names: bool,
-    /// Given options only (no operands, input from a redirect), it prints
-    /// nothing but numbers: safe to evaluate arithmetically (`wc -l < f`).
-    #[serde(default)]
-    pub prints_numbers: bool,
-    /// A POSIX shell (dash on Debian): bash's grammar holds except for the
-    /// few constructs the two read differently.
-    #[serde(default)]
-    pub posix_syntax: bool,
-    /// A shell whose syntax is not bash's.
-    #[serde(default)]
-    pub foreign_syntax: bool,
-    /// The first argument may be an option cluster without a dash
-    /// (`tar xzf`): its letters are checked like `-xzf`.
-    #[serde(default)]
-    pub bundled_options: bool,
-    /// The class when run with no arguments at all (`yarn` installs).
-    #[serde(default)]
-    pub bare: Option<Class>,
-    /// Which arguments name files it writes, checked against the system
-    /// directories: `all` operands (tee, touch), or the `last` one and any
-    /// `-t`/`--target-directory` value (cp, mv, ln, install); `of=` values
-    /// count in both.
-    #[serde(default)]
-    pub writes: Option<String>,
-    /// Runs its program with elevated privileges (sudo, su...).
-    #[serde(default)]
-    pub privileged: bool,
-    /// Where file modes appear: `[]` any argument (chmod), or the options
-    /// that take one (install -m). Setuid and setgid bits are reported.
-    #[serde(default)]
-    pub modes: Option<Vec<String>>,
-
-    // Option syntax, for wrappers and for finding subcommands.
-    /// Options without a value.
-    #[serde(default)]
-    pub flags: Vec<String>,
-    /// Options that take a value (`-u USER`, `--signal=SIG`).
-    #[serde(default)]
-    pub options_with_value: Vec<String>,
-    /// Options whose value is a shell script (`su -c`, `flock -c`).
-    #[serde(default)]
-    pub script_options: Vec<String>,
-    /// Options after which no program runs (`command -v`, `sudo -l`).
-    #[serde(default)]
-    pub no_command_options: Vec<String>,
-    /// Options that start an interactive shell when no program is given
-    /// (`sudo -s`, `su`).
-    #[serde(default)]
-    pub shell_options: Vec<String>,
-    /// `-5` is an option (nice).
-    #[serde(default)]
-    pub numeric_options: bool,
-    /// Operands before the wrapped program (timeout's DURATION).
-    #[serde(default)]
-    pub operands: usize,
-    /// `NAME=VALUE` words before the program are environment assignments.
-    #[serde(default)]
-    pub assignments: bool,
-    /// Nothing to run is fine (`env` alone prints the environment).
-    #[serde(default)]
-    pub command_optional: bool,
-    /// Code handling this wrapper's own semantics (`xargs`, `find`...).
-    #[serde(default)]
-    pub special: Option<String>,
-}
-
-fn yes() -> bool {
-    true
-}
+// The entry types are shared with build.rs, which checks every entry of
+// catalog.toml with them when the analyzer is built.
+#[path = "catalog_schema.rs"]
+mod schema;
+pub use schema::{Class, Entry, Escape, EscapeVerdict, ScriptLang, Special, Writes};
 
 /// A catalog file as written (TOML, or the built-in one converted to JSON).
 #[derive(Debug, Clone, Deserialize)]
@@ -322,22 +174,6 @@ impl Catalog {
                     return Err(bad(
                         "each escape needs exactly one of long, short, word, prefix, contains",
                     ));
-                }
-                if !matches!(
-                    esc.verdict.as_deref(),
-                    None | Some("unknown") | Some("network") | Some("package")
-                ) {
-                    return Err(bad(
-                        "escape verdict must be `unknown`, `network` or `package`",
-                    ));
-                }
-            }
-            if !matches!(e.writes.as_deref(), None | Some("all") | Some("last")) {
-                return Err(bad("writes must be `all` or `last`"));
-            }
-            if let Some(s) = &e.script {
-                if !matches!(s.as_str(), "sed" | "awk" | "dc") {
-                    return Err(bad("script must be `sed`, `awk` or `dc`"));
                 }
             }
             if e.class == Class::Wrapper
@@ -575,5 +411,27 @@ mod tests {
         c.extend_from_toml("[programs.mytool]\nclass = \"local\"\n")
             .unwrap();
         assert_eq!(c.lookup("mytool").map(|(_, e)| e.class), Some(Class::Local));
+    }
+
+    #[test]
+    fn misspelt_values_are_rejected() {
+        for bad in [
+            "[programs.x]\nclass = \"wrapper\"\nspecial = \"xarg\"\n",
+            "[programs.x]\nclass = \"local\"\nscript = \"perl\"\n",
+            "[programs.x]\nclass = \"local\"\nwrites = \"first\"\n",
+            "[programs.x]\nclass = \"local\"\nescapes = [{ long = \"y\", verdict = \"netwrk\", why = \"z\" }]\n",
+            "[programs.x]\nclass = \"lokal\"\n",
+            "[programs.x]\nclass = \"local\"\nspecail = \"find\"\n",
+        ] {
+            assert!(Catalog::from_toml(bad).is_err(), "{bad}");
+        }
+        let good = "[programs.x]\nclass = \"wrapper\"\nspecial = \"xargs\"\n";
+        assert_eq!(
+            Catalog::from_toml(good)
+                .unwrap()
+                .get("x")
+                .and_then(|e| e.special),
+            Some(Special::Xargs)
+        );
     }
 }

@@ -4,7 +4,7 @@
 //! set, and `PROPTEST_CASES` scales the number of cases (for example
 //! `PROPTEST_CASES=20000 cargo test -p bashgate-analyzer --test properties`).
 
-use bashgate_analyzer::catalog::Class;
+use bashgate_analyzer::catalog::{Class, Special};
 use bashgate_analyzer::{analyze, analyze_bytes, Analysis, Catalog, Limits, Rule, Verdict};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
@@ -417,12 +417,12 @@ fn wrap(name: &str, cmd: &str, picks: &[usize]) -> String {
     let entry = Catalog::builtin().get(name).expect("a catalogued wrapper");
     let mut words = vec![name.to_string()];
     let mut pick = picks.iter().copied().cycle();
-    match entry.special.as_deref() {
-        Some("find") => return format!("find . -name x -exec {cmd} {{}} \\;"),
-        Some("parallel") => return format!("parallel {cmd} ::: a"),
-        Some("eval") => return format!("eval {}", single_quoted(cmd)),
-        Some("trap") => return format!("trap {} EXIT", single_quoted(cmd)),
-        Some("su") | Some("script") if !entry.script_options.is_empty() => {
+    match entry.special {
+        Some(Special::Find) => return format!("find . -name x -exec {cmd} {{}} \\;"),
+        Some(Special::Parallel) => return format!("parallel {cmd} ::: a"),
+        Some(Special::Eval) => return format!("eval {}", single_quoted(cmd)),
+        Some(Special::Trap) => return format!("trap {} EXIT", single_quoted(cmd)),
+        Some(Special::Su) | Some(Special::Script) if !entry.script_options.is_empty() => {
             let opt = &entry.script_options[pick.next().unwrap_or(0) % entry.script_options.len()];
             return format!("{name} {opt} {}", single_quoted(cmd));
         }
@@ -444,7 +444,7 @@ fn wrap(name: &str, cmd: &str, picks: &[usize]) -> String {
     for _ in 0..entry.operands {
         words.push("1".into());
     }
-    if entry.special.as_deref() == Some("flock") {
+    if entry.special == Some(Special::Flock) {
         words.push("lock".into());
     }
     words.push(cmd.to_string());

@@ -2,7 +2,7 @@
 //! Wrappers and shells hand their inner programs back to [`Resolver::invoke`].
 
 use crate::analysis::Invocation;
-use crate::catalog::{Class, Entry, Escape};
+use crate::catalog::{Class, Entry, Escape, EscapeVerdict, ScriptLang, Writes};
 use crate::rules::Rule;
 use crate::scripts;
 use crate::verdict::Verdict;
@@ -365,10 +365,10 @@ impl<'c> Resolver<'c> {
                     };
                     for esc in &entry.escapes {
                         if escape_matches(esc, s, options_done) {
-                            let rule = match esc.verdict.as_deref() {
-                                Some("network") => Rule::NetworkOption,
-                                Some("package") => Rule::PackageInstall,
-                                _ => Rule::EscapeOption,
+                            let rule = match esc.verdict {
+                                Some(EscapeVerdict::Network) => Rule::NetworkOption,
+                                Some(EscapeVerdict::Package) => Rule::PackageInstall,
+                                Some(EscapeVerdict::Unknown) | None => Rule::EscapeOption,
                             };
                             verdict = verdict.max(self.add(frame, rule, a.span, esc.why.clone()));
                         }
@@ -426,15 +426,15 @@ impl<'c> Resolver<'c> {
             }
         }
         // sed -i (in any cluster, or --in-place) writes its file operands.
-        let in_place = entry.script.as_deref() == Some("sed")
+        let in_place = entry.script == Some(ScriptLang::Sed)
             && args.iter().filter_map(Arg::text).any(|t| {
                 t.starts_with("--in-place")
                     || (t.starts_with('-') && !t.starts_with("--") && t.contains('i'))
             });
         let writes = if in_place {
-            Some("all")
+            Some(Writes::All)
         } else {
-            entry.writes.as_deref()
+            entry.writes
         };
         if let Some(which) = writes {
             // Targets by shape: `$HOME/.bashrc` is `*/.bashrc`.
@@ -454,8 +454,8 @@ impl<'c> Resolver<'c> {
                 }
             }
             match which {
-                "all" => targets.extend(operands.iter().map(|a| (*a, a.shape.clone()))),
-                _ => targets.extend(operands.last().map(|a| (*a, a.shape.clone()))),
+                Writes::All => targets.extend(operands.iter().map(|a| (*a, a.shape.clone()))),
+                Writes::Last => targets.extend(operands.last().map(|a| (*a, a.shape.clone()))),
             }
             for (a, path) in targets {
                 if let Some(hit) = self.catalog.persistence_target(&path) {
@@ -492,7 +492,7 @@ impl<'c> Resolver<'c> {
                 prev = Some(t);
             }
         }
-        if let Some(lang) = &entry.script {
+        if let Some(lang) = entry.script {
             for f in scripts::check(lang, args) {
                 verdict = verdict.max(self.add(frame, f.rule, f.span, f.message));
             }

@@ -2,7 +2,7 @@
 //! Most are handled by their catalog option spec alone; the ones with
 //! semantics of their own (xargs, find, env -S, watch...) are below.
 
-use crate::catalog::Entry;
+use crate::catalog::{Entry, Special};
 use crate::rules::Rule;
 use crate::span::Span;
 use crate::verdict::Verdict;
@@ -28,10 +28,10 @@ impl<'c> Resolver<'c> {
         let rest = &args[1..];
         let name_span = args[0].span;
         let inner = frame.with_via(canon.to_string());
-        match entry.special.as_deref() {
-            Some("eval") => self.eval(rest, name_span, frame, feed),
-            Some("trap") => self.trap(rest, frame),
-            Some("source") => {
+        match entry.special {
+            Some(Special::Eval) => self.eval(rest, name_span, frame, feed),
+            Some(Special::Trap) => self.trap(rest, frame),
+            Some(Special::Source) => {
                 let file = rest.first().and_then(Arg::text).unwrap_or("a file");
                 self.add(
                     frame,
@@ -40,9 +40,9 @@ impl<'c> Resolver<'c> {
                     format!("`{canon}` runs the script `{file}`"),
                 )
             }
-            Some("xargs") => self.xargs(entry, rest, name_span, &inner, wrappers),
-            Some("find") => self.find(entry, rest, &inner, wrappers),
-            Some("busybox") => match rest.first().map(|a| &a.value) {
+            Some(Special::Xargs) => self.xargs(entry, rest, name_span, &inner, wrappers),
+            Some(Special::Find) => self.find(entry, rest, &inner, wrappers),
+            Some(Special::Busybox) => match rest.first().map(|a| &a.value) {
                 None => Verdict::Safe,
                 Some(Value::Static(s)) if s.starts_with('-') => Verdict::Safe,
                 Some(_) => {
@@ -50,8 +50,8 @@ impl<'c> Resolver<'c> {
                     Verdict::Safe
                 }
             },
-            Some("parallel") => self.parallel(rest, name_span, &inner),
-            Some("coproc") => {
+            Some(Special::Parallel) => self.parallel(rest, name_span, &inner),
+            Some(Special::Coproc) => {
                 // tree-sitter reads `coproc NAME { cmd args; }` as a simple
                 // command; the program follows the `{` (or `(`).
                 let start = match (
@@ -69,7 +69,7 @@ impl<'c> Resolver<'c> {
             }
             special => {
                 let mode = match special {
-                    Some("su") | Some("script") => Mode::Permute,
+                    Some(Special::Su) | Some(Special::Script) => Mode::Permute,
                     _ => Mode::Command,
                 };
                 let parsed = match options::parse(entry, rest, mode) {
@@ -108,7 +108,7 @@ impl<'c> Resolver<'c> {
                     .map(|i| rest[i..].to_vec())
                     .unwrap_or_default();
                 match special {
-                    Some("env") => {
+                    Some(Special::Env) => {
                         // -S splits one string into the program and its
                         // first arguments.
                         for (opt, v) in parsed.values.iter().rev() {
@@ -131,7 +131,7 @@ impl<'c> Resolver<'c> {
                             }
                         }
                     }
-                    Some("su") => {
+                    Some(Special::Su) => {
                         // `runuser -u USER -- program args`.
                         if parsed.saw(&["-u".into(), "--user".into()]) {
                             command = parsed
@@ -148,7 +148,7 @@ impl<'c> Resolver<'c> {
                             ));
                         }
                     }
-                    Some("script") if parsed.scripts.is_empty() => {
+                    Some(Special::Script) if parsed.scripts.is_empty() => {
                         return verdict.max(self.add(
                             frame,
                             Rule::ShellReadsStdin,
@@ -156,7 +156,7 @@ impl<'c> Resolver<'c> {
                             "`script` without -c starts an interactive shell",
                         ));
                     }
-                    Some("flock") => {
+                    Some(Special::Flock) => {
                         // `flock FILE -c CMD` puts -c after the lock file.
                         if let Some(first) = command.first() {
                             if matches!(first.text(), Some("-c") | Some("--command")) {
@@ -180,7 +180,7 @@ impl<'c> Resolver<'c> {
                         }
                     }
                     // watch joins its arguments and runs them with sh -c.
-                    Some("watch")
+                    Some(Special::Watch)
                         if !command.is_empty() && !parsed.saw(&["-x".into(), "--exec".into()]) =>
                     {
                         return verdict.max(self.joined_script(&command, frame, "watch"));
@@ -202,7 +202,10 @@ impl<'c> Resolver<'c> {
                     && !entry.command_optional
                     && parsed.scripts.is_empty()
                     && !parsed.saw(&entry.no_command_options)
-                    && !matches!(special, Some("flock") | Some("su") | Some("sudo"))
+                    && !matches!(
+                        special,
+                        Some(Special::Flock) | Some(Special::Su) | Some(Special::Sudo)
+                    )
                 {
                     verdict = verdict.max(self.add(
                         frame,

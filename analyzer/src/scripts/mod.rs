@@ -6,6 +6,7 @@ mod dc;
 mod sed;
 
 use crate::args::Arg;
+use crate::catalog::ScriptLang;
 use crate::rules::Rule;
 use crate::span::Span;
 
@@ -16,12 +17,11 @@ pub struct ScriptFinding {
 }
 
 /// Checks the script arguments of a `sed` or `awk` invocation.
-pub fn check(lang: &str, args: &[Arg]) -> Vec<ScriptFinding> {
+pub fn check(lang: ScriptLang, args: &[Arg]) -> Vec<ScriptFinding> {
     match lang {
-        "sed" => sed::check(args),
-        "awk" => awk::check(args),
-        "dc" => dc::check(args),
-        _ => Vec::new(),
+        ScriptLang::Sed => sed::check(args),
+        ScriptLang::Awk => awk::check(args),
+        ScriptLang::Dc => dc::check(args),
     }
 }
 

@@ -1,0 +1,214 @@
+//! The catalog's entry types: what each field of a program's entry in
+//! `catalog.toml` means. Every field with a fixed set of values is an enum,
+//! so a misspelt value is an error. `build.rs` includes this file too and
+//! checks every built-in entry with it, so the analyzer does not build with
+//! a bad entry; at run time entries are still parsed lazily, on first use.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// What an escape argument makes of a local tool's invocation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EscapeVerdict {
+    /// It may run code or reach anything: `unknown`.
+    Unknown,
+    /// It reaches the network.
+    Network,
+    /// It downloads and installs packages.
+    Package,
+}
+
+/// A script language checked by a dedicated reader (`scripts/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScriptLang {
+    Sed,
+    Awk,
+    Dc,
+}
+
+/// Which arguments of a program name files it writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Writes {
+    /// Every operand (tee, touch).
+    All,
+    /// The last operand, and any `-t`/`--target-directory` value (cp, mv).
+    Last,
+}
+
+/// A wrapper whose semantics need code of their own (`resolve/wrappers.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Special {
+    Eval,
+    Trap,
+    Source,
+    Xargs,
+    Find,
+    Busybox,
+    Parallel,
+    Coproc,
+    Env,
+    Su,
+    Sudo,
+    Script,
+    Flock,
+    Watch,
+}
+
+/// What running a program means for the verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// Provably local, given the escape rules of its entry.
+    Local,
+    /// Reaches the network by purpose.
+    Network,
+    /// Downloads and installs packages.
+    Package,
+    /// A language runtime: can do anything.
+    Interpreter,
+    /// Runs code from the project or its configuration.
+    RunsCode,
+    /// Not known to be local.
+    Unknown,
+    /// A shell: its `-c` string, heredoc or piped input is the script.
+    Shell,
+    /// Runs another program named in its arguments.
+    Wrapper,
+}
+
+/// An argument that changes what a local tool does.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Escape {
+    /// A GNU long option, without the dashes; its unambiguous
+    /// abbreviations and `--opt=value` forms match too.
+    #[serde(default)]
+    pub long: Option<String>,
+    /// A short option letter, matched anywhere in a `-abc` cluster.
+    #[serde(default)]
+    pub short: Option<String>,
+    /// An argument matched exactly (`-exec`, `-fprint`).
+    #[serde(default)]
+    pub word: Option<String>,
+    /// An argument matched by its start (`+` for less's initial commands).
+    #[serde(default)]
+    pub prefix: Option<String>,
+    /// An argument matched anywhere it contains this text.
+    #[serde(default)]
+    pub contains: Option<String>,
+    /// What the argument makes of the invocation (`unknown` by default).
+    #[serde(default)]
+    pub verdict: Option<EscapeVerdict>,
+    /// Why the argument matters, for the finding's message.
+    pub why: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    pub class: Class,
+    /// Why the program has this class, for unknown and runs-code entries.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Also matches versioned names: `python3.11`, `pip3`, `gcc-12`.
+    #[serde(default)]
+    pub versioned: bool,
+    /// This name is another program's alias (`gawk` for `awk`).
+    #[serde(default)]
+    pub alias: Option<String>,
+    /// Arguments that void a local tool's locality.
+    #[serde(default)]
+    pub escapes: Vec<Escape>,
+    /// Arguments noted as destructive (BG001) without changing the verdict.
+    #[serde(default)]
+    pub destructive: Vec<String>,
+    /// Classes of subcommands (`git clone`, `pip install`); others keep
+    /// the program's class.
+    #[serde(default)]
+    pub subcommands: BTreeMap<String, Class>,
+    /// Whether `--` ends option scanning for escapes (GNU style).
+    #[serde(default = "yes")]
+    pub end_of_options: bool,
+    /// Script language checked by a dedicated analyzer: `sed`, `awk` or `dc`.
+    #[serde(default)]
+    pub script: Option<ScriptLang>,
+    /// Output is decoded data: always (`[]`) or with one of these options.
+    #[serde(default)]
+    pub decoder: Option<Vec<String>>,
+    /// A bash builtin that evaluates variable names, subscripts included.
+    #[serde(default)]
+    pub evaluates_names: bool,
+    /// Given options only (no operands, input from a redirect), it prints
+    /// nothing but numbers: safe to evaluate arithmetically (`wc -l < f`).
+    #[serde(default)]
+    pub prints_numbers: bool,
+    /// A POSIX shell (dash on Debian): bash's grammar holds except for the
+    /// few constructs the two read differently.
+    #[serde(default)]
+    pub posix_syntax: bool,
+    /// A shell whose syntax is not bash's.
+    #[serde(default)]
+    pub foreign_syntax: bool,
+    /// The first argument may be an option cluster without a dash
+    /// (`tar xzf`): its letters are checked like `-xzf`.
+    #[serde(default)]
+    pub bundled_options: bool,
+    /// The class when run with no arguments at all (`yarn` installs).
+    #[serde(default)]
+    pub bare: Option<Class>,
+    /// Which arguments name files it writes, checked against the system
+    /// directories: `all` operands (tee, touch), or the `last` one and any
+    /// `-t`/`--target-directory` value (cp, mv, ln, install); `of=` values
+    /// count in both.
+    #[serde(default)]
+    pub writes: Option<Writes>,
+    /// Runs its program with elevated privileges (sudo, su...).
+    #[serde(default)]
+    pub privileged: bool,
+    /// Where file modes appear: `[]` any argument (chmod), or the options
+    /// that take one (install -m). Setuid and setgid bits are reported.
+    #[serde(default)]
+    pub modes: Option<Vec<String>>,
+
+    // Option syntax, for wrappers and for finding subcommands.
+    /// Options without a value.
+    #[serde(default)]
+    pub flags: Vec<String>,
+    /// Options that take a value (`-u USER`, `--signal=SIG`).
+    #[serde(default)]
+    pub options_with_value: Vec<String>,
+    /// Options whose value is a shell script (`su -c`, `flock -c`).
+    #[serde(default)]
+    pub script_options: Vec<String>,
+    /// Options after which no program runs (`command -v`, `sudo -l`).
+    #[serde(default)]
+    pub no_command_options: Vec<String>,
+    /// Options that start an interactive shell when no program is given
+    /// (`sudo -s`, `su`).
+    #[serde(default)]
+    pub shell_options: Vec<String>,
+    /// `-5` is an option (nice).
+    #[serde(default)]
+    pub numeric_options: bool,
+    /// Operands before the wrapped program (timeout's DURATION).
+    #[serde(default)]
+    pub operands: usize,
+    /// `NAME=VALUE` words before the program are environment assignments.
+    #[serde(default)]
+    pub assignments: bool,
+    /// Nothing to run is fine (`env` alone prints the environment).
+    #[serde(default)]
+    pub command_optional: bool,
+    /// Code handling this wrapper's own semantics (`xargs`, `find`...).
+    #[serde(default)]
+    pub special: Option<Special>,
+}
+
+fn yes() -> bool {
+    true
+}
