@@ -1,0 +1,213 @@
+//! Evaluations: names that bash evaluates as arithmetic or tests (array
+//! subscripts, `[[ -v ]]`, `${x@P}`, `for` variables), recorded so the
+//! resolver can tell when a value set at run time becomes code.
+
+use tree_sitter::Node;
+
+use crate::word::runs_subscript;
+
+use super::{is_identifier, span, ArithOutput, Lowerer};
+
+impl<'a> Lowerer<'a> {
+    /// Every variable named in an arithmetic expression, without recursion.
+    pub(super) fn arith_names(&mut self, n: Node) {
+        let mut stack = vec![n];
+        let mut steps = 0;
+        while let Some(node) = stack.pop() {
+            steps += 1;
+            if steps > 10_000 {
+                break;
+            }
+            match node.kind() {
+                "command_substitution" => {
+                    let sole_program = self.sole_program(node);
+                    self.arith_outputs.push(ArithOutput {
+                        span: span(node),
+                        sole_program,
+                    });
+                    continue;
+                }
+                "process_substitution" => continue,
+                "variable_name" => {
+                    self.arith_refs
+                        .push((self.text(node).to_string(), span(node)));
+                    continue;
+                }
+                "word" => {
+                    let t = self.text(node);
+                    if is_identifier(t) {
+                        self.arith_refs.push((t.to_string(), span(node)));
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.named_children(&mut cursor));
+        }
+    }
+
+    /// The program of a substitution holding one simple command with only
+    /// short options (`-l`) and input redirects from plain file names.
+    pub(super) fn sole_program(&self, subst: Node) -> Option<String> {
+        let mut cursor = subst.walk();
+        let inner: Vec<Node> = subst.named_children(&mut cursor).collect();
+        let [mut cmd] = inner.as_slice() else {
+            return None;
+        };
+        let plain = |n: Node| {
+            n.kind() == "word"
+                && self
+                    .text(n)
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_./".contains(&b))
+        };
+        if cmd.kind() == "redirected_statement" {
+            let mut c = cmd.walk();
+            let parts: Vec<Node> = cmd.named_children(&mut c).collect();
+            let (body, redirects) = parts.split_first()?;
+            for r in redirects {
+                let mut rc = r.walk();
+                let kids: Vec<Node> = r.children(&mut rc).collect();
+                match kids.as_slice() {
+                    [op, target] if self.text(*op) == "<" && plain(*target) => {}
+                    _ => return None,
+                }
+            }
+            cmd = *body;
+        }
+        if cmd.kind() != "command" {
+            return None;
+        }
+        let mut c = cmd.walk();
+        let mut name = None;
+        for part in cmd.named_children(&mut c) {
+            match part.kind() {
+                "command_name" if name.is_none() => {
+                    let word = part.named_child(0)?;
+                    if !plain(word) {
+                        return None;
+                    }
+                    name = Some(self.text(word).to_string());
+                }
+                // Short options only: a long one (`--files0-from`) can put
+                // file names into the output.
+                "word"
+                    if plain(part)
+                        && self.text(part).starts_with('-')
+                        && !self.text(part).starts_with("--") => {}
+                _ => return None,
+            }
+        }
+        name
+    }
+
+    /// `-v NAME` (in `[ ]` and `[[ ]]`) evaluates the name's subscript.
+    pub(super) fn tested_names(&mut self, n: Node, depth: usize) {
+        let mut stack = vec![n];
+        while let Some(node) = stack.pop() {
+            if node.kind() == "unary_expression" {
+                let mut cursor = node.walk();
+                let kids: Vec<Node> = node.named_children(&mut cursor).collect();
+                if let [op, operand] = kids.as_slice() {
+                    if op.kind() == "test_operator" && matches!(self.text(*op), "-v" | "-R") {
+                        match self.word(*operand, depth).static_value() {
+                            Some(v) if runs_subscript(&v) => {
+                                self.subscript_tests.push(span(*operand))
+                            }
+                            Some(_) => {}
+                            None => self.arith_names(*operand),
+                        }
+                        continue;
+                    }
+                }
+            }
+            if matches!(node.kind(), "command_substitution" | "process_substitution") {
+                continue;
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.named_children(&mut cursor));
+        }
+    }
+
+    /// `[[ a -eq b ]]` and kin evaluate both operands arithmetically.
+    pub(super) fn arith_tests(&mut self, n: Node) {
+        let mut stack = vec![n];
+        while let Some(node) = stack.pop() {
+            if node.kind() == "binary_expression" {
+                let arithmetic = node
+                    .child_by_field_name("operator")
+                    .or_else(|| {
+                        let mut c = node.walk();
+                        let found = node
+                            .named_children(&mut c)
+                            .find(|c| c.kind() == "test_operator");
+                        found
+                    })
+                    .is_some_and(|op| {
+                        matches!(self.text(op), "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge")
+                    });
+                if arithmetic {
+                    self.arith_names(node);
+                    continue;
+                }
+            }
+            if matches!(node.kind(), "command_substitution" | "process_substitution") {
+                continue;
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.named_children(&mut cursor));
+        }
+    }
+
+    /// `${a[i]}`, `${s:off:len}` and `${!x}` evaluate names; `${x@P}` runs
+    /// substitutions held in the value.
+    pub(super) fn expansion_evaluations(&mut self, n: Node) {
+        let mut cursor = n.walk();
+        let children: Vec<Node> = n.children(&mut cursor).collect();
+        let mut seen_name = false;
+        let mut after_colon = false;
+        for (i, c) in children.iter().enumerate() {
+            match c.kind() {
+                "!" if !seen_name => {
+                    if let Some(v) = children.get(i + 1).filter(|v| v.kind() == "variable_name") {
+                        self.arith_refs.push((self.text(*v).to_string(), span(*v)));
+                    }
+                }
+                "subscript" => {
+                    if let Some(index) = c.child_by_field_name("index") {
+                        self.arith_names(index);
+                    }
+                    seen_name = true;
+                }
+                "variable_name" if !seen_name => seen_name = true,
+                ":" => after_colon = true,
+                "@" if children
+                    .get(i + 1)
+                    .is_some_and(|o| self.text(*o).contains('P')) =>
+                {
+                    self.prompt_expansions.push(span(n));
+                }
+                _ if after_colon && c.is_named() => self.arith_names(*c),
+                _ => {}
+            }
+        }
+    }
+
+    /// `for x in WORDS`: the variable is dynamic unless every word is static.
+    pub(super) fn loop_variable(&mut self, n: Node) {
+        let Some(var) = n.child_by_field_name("variable") else {
+            return;
+        };
+        let name = self.text(var).to_string();
+        let mut cursor = n.walk();
+        let values: Vec<Node> = n.children_by_field_name("value", &mut cursor).collect();
+        // No `in` list iterates over "$@".
+        let dynamic = values.is_empty()
+            || values.iter().any(|v| {
+                !matches!(v.kind(), "word" | "raw_string" | "number")
+                    || self.text(*v).contains(['*', '?', '[', '$', '`', '{'])
+            });
+        self.loop_vars.push((name, span(var), dynamic));
+    }
+}
