@@ -60,7 +60,7 @@ pub fn decide(
             let reviewed = cop().decide(
                 Layer::Cascade,
                 on_err,
-                |_| format!("{what}: it {kind} and the session is {state}"),
+                |_| format!("{what}: it {kind}, the session is {state}"),
                 |r| {
                     if verdict == Verdict::Unknown && taint.both() {
                         Decision::ask(

@@ -47,7 +47,7 @@ impl CopResult {
                     layer,
                     rule,
                     format!(
-                        "bashgate asks the person about {}; the reviewer is not available ({why}) ({}).",
+                        "bashgate asks the person about {}, and the reviewer is not available ({why}) ({}).",
                         unavailable(&why),
                         rule.tag()
                     ),
