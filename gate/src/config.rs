@@ -33,10 +33,36 @@ impl OnError {
     }
 }
 
+/// How much protection the gate adds out of the box (see
+/// docs/configuration.md). The always-on denials hold under every profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    /// Only the always-on denials and the taint cascade.
+    Minimal,
+    /// Destructive local commands are asked about (the default).
+    #[default]
+    Standard,
+    /// What `standard` asks is denied, and seed 002's denylist and seed
+    /// 003's allowlist are on.
+    Strict,
+}
+
+impl Profile {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Minimal => "minimal",
+            Profile::Standard => "standard",
+            Profile::Strict => "strict",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     pub on_error: OnError,
+    pub profile: Profile,
     /// The workspace holds secrets: every session starts secret-tainted.
     pub contains_secrets: bool,
     /// Where taint state and the audit database live (overridden by
@@ -67,6 +93,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             on_error: OnError::Ask,
+            profile: Profile::default(),
             contains_secrets: false,
             state_dir: None,
             always: AlwaysConfig::default(),
@@ -690,7 +717,12 @@ fn validate(c: &Config) -> Result<(), (String, String)> {
 impl Config {
     /// The denylist is on when enabled or when seed 002's `[bash]` is present.
     pub fn denylist_enabled(&self) -> bool {
-        self.denylist.enabled || self.bash.is_some()
+        self.denylist.enabled || self.bash.is_some() || self.profile == Profile::Strict
+    }
+
+    /// `[allowlist] enabled`, or the strict profile.
+    pub fn allowlist_enabled(&self) -> bool {
+        self.allowlist.enabled || self.profile == Profile::Strict
     }
 
     /// User-banned programs from `[denylist] commands` and `[bash] denied_commands`.

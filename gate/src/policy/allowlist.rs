@@ -66,8 +66,7 @@ pub struct Allowlist {
 pub type Validation = Result<(), String>;
 
 pub fn build(cfg: &Config) -> Option<Box<dyn PolicyLayer + Send + Sync>> {
-    cfg.allowlist
-        .enabled
+    cfg.allowlist_enabled()
         .then(|| Box::new(Allowlist::new(&cfg.allowlist)) as Box<dyn PolicyLayer + Send + Sync>)
 }
 
