@@ -75,7 +75,9 @@ pub struct Config {
     pub paths: PathsConfig,
     pub plugins: Vec<PluginConfig>,
     pub taint: TaintConfig,
-    pub cop: CopConfig,
+    /// The LLM reviewer. Off unless the configuration has a `[cop]` table:
+    /// commands are never sent to a model nobody chose.
+    pub cop: Option<CopConfig>,
     pub services: BTreeMap<String, ServiceConfig>,
     pub workspace: WorkspaceConfig,
     pub audit: AuditConfig,
@@ -103,7 +105,7 @@ impl Default for Config {
             paths: PathsConfig::default(),
             plugins: Vec::new(),
             taint: TaintConfig::default(),
-            cop: CopConfig::default(),
+            cop: None,
             services: BTreeMap::new(),
             workspace: WorkspaceConfig::default(),
             audit: AuditConfig::default(),
@@ -603,7 +605,9 @@ fn key_of(path: &str, message: &str) -> Option<String> {
 
 /// Checks what types cannot: ranges, non-empty lists, the clean room.
 fn validate(c: &Config) -> Result<(), (String, String)> {
-    if c.cop.timeout_ms == 0 {
+    let default_cop = CopConfig::default();
+    let cop = c.cop.as_ref().unwrap_or(&default_cop);
+    if cop.timeout_ms == 0 {
         return Err(("cop.timeout_ms".into(), "must be more than 0".into()));
     }
     if c.hook.budget_ms < 100 {
@@ -660,7 +664,7 @@ fn validate(c: &Config) -> Result<(), (String, String)> {
             "must name an environment variable".into(),
         ));
     }
-    if let Some(url) = &c.cop.base_url {
+    if let Some(url) = &cop.base_url {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err((
                 "cop.base_url".into(),

@@ -191,7 +191,7 @@ impl Gate {
     }
 
     fn cop(&self) -> &Cop {
-        self.cop.get_or_init(|| Cop::from_config(&self.config.cop))
+        self.cop.get_or_init(|| Cop::from_config(self.config.cop.as_ref()))
     }
 
     pub fn on_error_mode(&self) -> OnError {

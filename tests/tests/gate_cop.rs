@@ -147,13 +147,33 @@ fn anthropic_defaults_come_from_the_sdk_environment() {
         200,
         Server::anthropic_text(r#"{"flagged": false, "reason": "ok"}"#),
     ));
-    let mut s = Sandbox::new();
+    // A `[cop]` table with nothing in it: the reviewer is on, and takes its
+    // endpoint and key from the Anthropic SDK's environment.
+    let mut s = Sandbox::with_config("[cop]\n");
     s.set("ANTHROPIC_BASE_URL", &server.url);
     s.set("ANTHROPIC_API_KEY", "sdk-key");
     s.taint("s", true, false);
     assert_eq!(s.bash("s", CMD).decision(), "allow");
     let r = &server.requests()[0];
     assert_eq!(r.header("x-api-key"), Some("sdk-key"));
+}
+
+#[test]
+fn without_a_cop_table_no_command_leaves_for_a_model() {
+    let server = Server::start(Reply::Json(
+        200,
+        Server::anthropic_text(r#"{"flagged": false, "reason": "ok"}"#),
+    ));
+    // The client's own key and endpoint are in the environment, as they are
+    // for a hook Claude Code runs; nobody configured a reviewer.
+    let mut s = Sandbox::new();
+    s.set("ANTHROPIC_BASE_URL", &server.url);
+    s.set("ANTHROPIC_API_KEY", "sdk-key");
+    s.taint("s", true, false);
+    let a = s.bash("s", CMD);
+    assert_eq!(a.decision(), "ask");
+    assert!(a.reason().contains("[cop]"), "{}", a.reason());
+    assert!(server.requests().is_empty(), "the command was sent to a model");
 }
 
 #[test]

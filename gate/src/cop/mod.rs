@@ -116,6 +116,8 @@ pub struct Cop {
     pub model: String,
     pub key_env: String,
     key: Option<Credential>,
+    /// Why there is no reviewer, when there is none.
+    missing: String,
     pub timeout: Duration,
     pub max_tokens: u32,
     bash_prompt: String,
@@ -135,7 +137,21 @@ fn env(name: &str) -> Option<String> {
 }
 
 impl Cop {
-    pub fn from_config(c: &CopConfig) -> Cop {
+    /// The reviewer a configuration names; with no `[cop]` table there is
+    /// none, whatever keys the environment holds.
+    pub fn from_config(c: Option<&CopConfig>) -> Cop {
+        let Some(c) = c else {
+            let mut cop = Cop::named(&CopConfig::default());
+            cop.key = None;
+            cop.missing =
+                "no reviewer is configured (a [cop] table in the configuration turns it on)"
+                    .into();
+            return cop;
+        };
+        Cop::named(c)
+    }
+
+    fn named(c: &CopConfig) -> Cop {
         let (url_env, default_url, default_model, default_key) = match c.provider {
             Provider::Anthropic => (
                 "ANTHROPIC_BASE_URL",
@@ -169,6 +185,7 @@ impl Cop {
             provider: c.provider,
             base_url,
             model: c.model.clone().unwrap_or_else(|| default_model.to_string()),
+            missing: format!("no key in ${key_env}"),
             key_env,
             key,
             timeout: Duration::from_millis(c.timeout_ms),
@@ -218,7 +235,7 @@ impl Cop {
     /// Asks the Cop. Blocks for at most the configured timeout.
     pub fn review(&self, q: &Question) -> CopResult {
         let Some(key) = self.key.clone() else {
-            return CopResult::Unavailable(format!("no key in ${}", self.key_env));
+            return CopResult::Unavailable(self.missing.clone());
         };
         let (system, user) = self.prompts(q);
         match http::ask(self, &key, &system, &user) {
