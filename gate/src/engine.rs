@@ -18,7 +18,7 @@ use bashgate_analyzer::{analyze, Analysis, Verdict};
 pub use crate::call::ToolCall;
 use crate::cascade;
 use crate::config::{Config, OnError};
-use crate::cop::{self, Cop, CopResult, Question};
+use crate::cop::{self, Cop, CopResult, Question, RunsIn};
 use crate::decision::{Decision, Layer, Permission};
 use crate::policy::{self, BashCall, Call, Env, PolicyLayer, ServiceCall, Step, Subject};
 use crate::reads;
@@ -58,6 +58,8 @@ pub struct Gate {
     pub config: Config,
     /// The configuration file in force, protected from the agent.
     pub config_file: Option<PathBuf>,
+    /// Where the agent runs, as the Cop is told.
+    pub runs_in: RunsIn,
     store: Box<dyn SessionStore>,
     layers: OnceCell<Layers>,
     tools: OnceCell<Tools>,
@@ -150,6 +152,7 @@ impl Gate {
         Gate {
             config,
             config_file: None,
+            runs_in: RunsIn::default(),
             store,
             layers: OnceCell::new(),
             tools: OnceCell::new(),
@@ -191,7 +194,8 @@ impl Gate {
     }
 
     fn cop(&self) -> &Cop {
-        self.cop.get_or_init(|| Cop::from_config(self.config.cop.as_ref()))
+        self.cop
+            .get_or_init(|| Cop::from_config(self.config.cop.as_ref(), self.runs_in))
     }
 
     pub fn on_error_mode(&self) -> OnError {

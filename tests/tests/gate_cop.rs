@@ -28,6 +28,11 @@ fn good_and_flagged_answers() {
     let a = sandbox(&good, "").bash("s", CMD);
     assert_eq!(a.decision(), "allow");
     assert!(a.reason().contains("read-only API call"), "{}", a.reason());
+    // A hook decides for the person's own machine, and the reviewer is told
+    // so (the daemon tells it the commands run in a container).
+    let system = good.requests()[0].json()["system"].to_string();
+    assert!(system.contains("own machine"), "{system}");
+    assert!(!system.contains("{where}"), "{system}");
 
     let bad = Server::start(Reply::Json(
         200,
@@ -173,7 +178,10 @@ fn without_a_cop_table_no_command_leaves_for_a_model() {
     let a = s.bash("s", CMD);
     assert_eq!(a.decision(), "ask");
     assert!(a.reason().contains("[cop]"), "{}", a.reason());
-    assert!(server.requests().is_empty(), "the command was sent to a model");
+    assert!(
+        server.requests().is_empty(),
+        "the command was sent to a model"
+    );
 }
 
 #[test]

@@ -109,6 +109,31 @@ impl Question<'_> {
     }
 }
 
+/// Where the agent's commands run, as the reviewer is told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RunsIn {
+    /// A hook on the person's own machine: their files and credentials are
+    /// within reach.
+    #[default]
+    Workstation,
+    /// A container whose host runs `bashgate serve`.
+    Container,
+}
+
+impl RunsIn {
+    /// Fills the prompts' `{where}`.
+    fn describe(self) -> &'static str {
+        match self {
+            RunsIn::Workstation => {
+                "directly on the user's own machine (a laptop or workstation), where the user's files, credentials and network access are within reach"
+            }
+            RunsIn::Container => {
+                "inside a container on a host that gates it; the container holds the project and whatever credentials were given to it"
+            }
+        }
+    }
+}
+
 /// A configured reviewer.
 pub struct Cop {
     pub provider: Provider,
@@ -139,19 +164,18 @@ fn env(name: &str) -> Option<String> {
 impl Cop {
     /// The reviewer a configuration names; with no `[cop]` table there is
     /// none, whatever keys the environment holds.
-    pub fn from_config(c: Option<&CopConfig>) -> Cop {
+    pub fn from_config(c: Option<&CopConfig>, runs_in: RunsIn) -> Cop {
         let Some(c) = c else {
-            let mut cop = Cop::named(&CopConfig::default());
+            let mut cop = Cop::named(&CopConfig::default(), runs_in);
             cop.key = None;
             cop.missing =
-                "no reviewer is configured (a [cop] table in the configuration turns it on)"
-                    .into();
+                "no reviewer is configured (a [cop] table in the configuration turns it on)".into();
             return cop;
         };
-        Cop::named(c)
+        Cop::named(c, runs_in)
     }
 
-    fn named(c: &CopConfig) -> Cop {
+    fn named(c: &CopConfig, runs_in: RunsIn) -> Cop {
         let (url_env, default_url, default_model, default_key) = match c.provider {
             Provider::Anthropic => (
                 "ANTHROPIC_BASE_URL",
@@ -193,7 +217,8 @@ impl Cop {
             bash_prompt: c
                 .bash_prompt
                 .clone()
-                .unwrap_or_else(|| BASH_PROMPT.to_string()),
+                .unwrap_or_else(|| BASH_PROMPT.to_string())
+                .replace("{where}", runs_in.describe()),
             path_prompt: c
                 .path_prompt
                 .clone()

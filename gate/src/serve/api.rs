@@ -133,6 +133,8 @@ fn with_gate<T>(app: &App, f: impl FnOnce(&Gate) -> T) -> T {
         let g = cell.get_or_init(|| {
             let mut g = Gate::with_store(app.config.clone(), Box::new(DbStore(app.db.clone())));
             g.config_file = app.config_file.clone();
+            // The daemon decides for containers.
+            g.runs_in = bashgate::cop::RunsIn::Container;
             g
         });
         f(g)
