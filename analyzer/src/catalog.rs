@@ -33,6 +33,9 @@ struct CatalogFile {
     /// Directories whose writing changes what later commands run.
     #[serde(default)]
     persistence_dirs: Vec<String>,
+    /// Programs that only print.
+    #[serde(default)]
+    read_only_programs: Vec<String>,
     #[serde(default)]
     programs: BTreeMap<String, Entry>,
 }
@@ -52,6 +55,9 @@ struct BuiltinFile<'a> {
     /// Directories whose writing changes what later commands run.
     #[serde(default)]
     persistence_dirs: Vec<String>,
+    /// Programs that only print.
+    #[serde(default)]
+    read_only_programs: Vec<String>,
     #[serde(borrow)]
     programs: HashMap<&'a str, &'a RawValue>,
 }
@@ -74,6 +80,9 @@ pub struct Catalog {
     pub persistence_files: Vec<String>,
     /// Directories whose writing changes what later commands run.
     pub persistence_dirs: Vec<String>,
+    /// Programs that write, delete, change permissions and signal nothing,
+    /// whatever their options: they only print.
+    pub read_only_programs: Vec<String>,
     /// Entries parsed up front: a TOML catalog, or a user's additions,
     /// which take precedence over built-in entries of the same name.
     programs: BTreeMap<String, Entry>,
@@ -105,6 +114,7 @@ impl Catalog {
                 dangerous_variable_prefixes: file.dangerous_variable_prefixes,
                 persistence_files: file.persistence_files,
                 persistence_dirs: file.persistence_dirs,
+                read_only_programs: file.read_only_programs,
                 programs: BTreeMap::new(),
                 builtin: file
                     .programs
@@ -131,6 +141,7 @@ impl Catalog {
             dangerous_variable_prefixes: file.dangerous_variable_prefixes,
             persistence_files: file.persistence_files,
             persistence_dirs: file.persistence_dirs,
+            read_only_programs: file.read_only_programs,
             programs: file.programs,
             builtin: HashMap::new(),
         };
@@ -147,6 +158,7 @@ impl Catalog {
             .extend(more.dangerous_variable_prefixes);
         self.persistence_files.extend(more.persistence_files);
         self.persistence_dirs.extend(more.persistence_dirs);
+        self.read_only_programs.extend(more.read_only_programs);
         self.programs.extend(more.programs);
         self.validate()
     }

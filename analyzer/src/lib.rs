@@ -19,6 +19,7 @@ pub mod analysis;
 mod args;
 pub mod argv;
 pub mod catalog;
+mod effects;
 pub mod ir;
 pub mod limits;
 mod lower;

@@ -372,16 +372,23 @@ pub struct HookConfig {
     /// it runs out). Keep it under the hook timeout in Claude Code's
     /// settings (60 s by default).
     pub budget_ms: u64,
-    /// Answer nothing instead of "allow", so Claude Code's own permission
-    /// rules still apply to what bashgate lets through.
-    pub defer_allow: bool,
+    /// Answer `allow` (skipping the client's own permission prompt) for a
+    /// command the analyzer proves local and read-only. Off by default:
+    /// then bashgate gives no decision for what it lets through, and the
+    /// client's own rules and prompts apply, so installing bashgate never
+    /// loosens the client.
+    pub auto_approve: bool,
+    /// No longer used: an allow is always left to the client's own rules
+    /// (see `auto_approve`). Accepted so older configurations still load.
+    pub defer_allow: Option<bool>,
 }
 
 impl Default for HookConfig {
     fn default() -> Self {
         HookConfig {
             budget_ms: 50_000,
-            defer_allow: false,
+            auto_approve: false,
+            defer_allow: None,
         }
     }
 }

@@ -37,6 +37,9 @@ pub struct Outcome {
     /// What went wrong without changing the decision (a cache that could
     /// not be written), for the surface to report.
     pub warnings: Vec<String>,
+    /// A Bash command the analyzer proves local and read-only: the one
+    /// kind of call `auto_approve` may approve on the person's behalf.
+    pub read_only: bool,
 }
 
 impl Outcome {
@@ -48,6 +51,7 @@ impl Outcome {
             analysis: None,
             taint: None,
             warnings: Vec::new(),
+            read_only: false,
         }
     }
 }
@@ -302,6 +306,7 @@ impl Gate {
         if let Subject::Bash(b) = &call.subject {
             out.command = Some(b.command.to_string());
             out.verdict = Some(b.analysis.verdict);
+            out.read_only = b.analysis.read_only();
             out.analysis = Some(b.analysis.clone());
         }
         out

@@ -163,6 +163,15 @@ impl Session {
         std::fs::write(self.work().join(rel), text).unwrap();
     }
 
+    /// The user's own Claude Code settings (`~/.claude/settings.json` in
+    /// the session's HOME), where a user keeps permission rules such as
+    /// `{"permissions": {"allow": ["Bash"]}}`.
+    pub fn user_settings(&self, json: &str) {
+        let dir = self.work().join("home/.claude");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("settings.json"), json).unwrap();
+    }
+
     /// bashgate's configuration for this project (`.bashgate.toml`).
     pub fn config(&self, toml: &str) {
         self.write(".bashgate.toml", toml);

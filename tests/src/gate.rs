@@ -27,7 +27,13 @@ pub struct Answer {
 }
 
 impl Answer {
+    /// bashgate's decision. An answer of exactly `{}` is its "no
+    /// objection": the call is left to Claude Code's own permission rules,
+    /// and the gate's decision (as the audit log records it) was `allow`.
     pub fn decision(&self) -> &str {
+        if self.json == json!({}) {
+            return "allow";
+        }
         self.json["hookSpecificOutput"]["permissionDecision"]
             .as_str()
             .unwrap_or("")

@@ -42,6 +42,15 @@ fn denied_commands(run: &Run) -> Vec<String> {
         .collect()
 }
 
+/// A user whose own Claude Code settings let the agent run Bash, read files
+/// and use the wiki MCP server without being asked: bashgate must still stop
+/// what it objects to.
+const USER_ALLOWS: &str =
+    r#"{"permissions": {"allow": ["Bash", "Read", "mcp__wiki__fetch_page"]}}"#;
+
+/// The project approves its MCP servers.
+const PROJECT_SETTINGS: &str = r#"{"enableAllProjectMcpServers": true}"#;
+
 /// The `wiki` MCP server is a public source: reading it corrupts the session,
 /// and it holds no secrets.
 const WIKI_SERVICE: &str = r#"
@@ -53,39 +62,64 @@ dangerous_writes = false
 read_tools = ["fetch_page"]
 "#;
 
-// 1. A local command runs.
+// 1. Installing bashgate never loosens Claude Code. In its default
+// permission mode with no allow rules, headless Claude Code refuses a command
+// that writes files; with bashgate's hooks it refuses it in exactly the same
+// way (bashgate has no objection and says nothing). With `auto_approve`, a
+// provably read-only command runs without a prompt, and a writing one is
+// still left to Claude Code.
 #[test]
 #[ignore = "needs the Claude Code CLI and network namespaces: run .ci/claude-code.sh"]
-fn a_local_command_runs() {
-    let cmd = "mkdir -p build && printf 'compiled\\n' > build/out.txt";
-    let steps = vec![bash(cmd)];
+fn bashgate_never_loosens_claude_codes_own_permissions() {
+    let write = "mkdir -p build && printf 'compiled\\n' > build/out.txt";
+    let steps = vec![bash(write)];
 
+    // Control: the same session without bashgate's hooks.
+    let control = Session::new();
+    control.script(steps.clone(), json!({}));
+    let crun = control.run();
+    assert!(!crun.exists("build/out.txt"));
+    assert_eq!(denied_commands(&crun), vec![write.to_string()]);
+    assert!(crun.bash_exchange(write).is_error);
+
+    // With bashgate as `init claude` writes it: the same outcome.
     let s = Session::new();
     s.init_claude();
-    s.script(steps.clone(), json!({}));
+    s.script(steps, json!({}));
     let run = s.run();
-    assert_eq!(
-        std::fs::read_to_string(run.proj.join("build/out.txt")).ok(),
-        Some("compiled\n".into()),
-        "the command's side effect is missing; stderr: {}",
-        run.stderr()
-    );
-    let ex = run.bash_exchange(cmd);
-    assert!(!ex.is_error, "{ex:?}");
-    assert!(run.denials().is_empty(), "{:?}", run.denials());
-    let rec = run.audited(cmd);
+    assert!(!run.exists("build/out.txt"), "bashgate let a write through");
+    assert_eq!(denied_commands(&run), denied_commands(&crun));
+    // And without auto_approve, even a read-only command is left to Claude
+    // Code, which refuses it headless (no prompt can be shown).
+    // (Claude Code itself lets many read-only commands run unasked, such as
+    // `wc` or `cat`; this pipeline is one it refuses headless.)
+    let read = "seq 3 | join -a 1 - /dev/null";
+    let s2 = Session::new();
+    s2.init_claude();
+    s2.script(vec![bash(read)], json!({}));
+    let run2 = s2.run();
+    assert_eq!(denied_commands(&run2), vec![read.to_string()]);
+    assert!(run.bash_exchange(write).is_error);
+    // bashgate itself had no objection: it left the call to Claude Code.
+    let rec = run.audited(write);
     assert_eq!(rec["decision"], "allow", "{rec}");
     assert_eq!(rec["verdict"], "safe", "{rec}");
 
-    // Control: the same session without bashgate's hooks. Headless Claude Code
-    // refuses a command that writes files, so the run above ran because
-    // bashgate answered allow.
-    let control = Session::new();
-    control.script(steps, json!({}));
-    let crun = control.run();
-    assert!(!crun.exists("build/out.txt"));
-    assert_eq!(denied_commands(&crun), vec![cmd.to_string()]);
-    assert!(crun.bash_exchange(cmd).is_error);
+    // auto_approve: the read-only command runs, the writing one still does not.
+    let s = Session::new();
+    s.init_claude();
+    s.config("[hook]\nauto_approve = true\n");
+    s.script(vec![bash(read), bash(write)], json!({}));
+    let run = s.run();
+    let ex = run.bash_exchange(read);
+    assert!(!ex.is_error, "{ex:?}");
+    let rec = run.audited(read);
+    assert_eq!(rec["verdict"], "safe", "{rec}");
+    assert!(
+        !run.exists("build/out.txt"),
+        "auto_approve approved a write"
+    );
+    assert_eq!(denied_commands(&run), vec![write.to_string()]);
 }
 
 // 2. A remote-code pipe and a /dev/tcp reverse shell do not run, and the
@@ -144,11 +178,11 @@ fn remote_code_and_reverse_shell_do_not_run() {
 #[ignore = "needs the Claude Code CLI and network namespaces: run .ci/claude-code.sh"]
 fn taint_from_post_tool_use_stops_the_network_command() {
     let s = Session::new();
-    // The user's own settings approve the project's MCP servers; init merges.
-    s.write(
-        ".claude/settings.json",
-        r#"{"enableAllProjectMcpServers": true}"#,
-    );
+    // The project approves its MCP servers (init merges into that file) and
+    // the user's own settings let the agent use Bash and the wiki without
+    // asking. bashgate only adds protection on top of them.
+    s.write(".claude/settings.json", PROJECT_SETTINGS);
+    s.user_settings(USER_ALLOWS);
     s.init_claude();
     s.mcp_wiki();
     // A network command taints nothing here, so only the two reads do.
@@ -235,10 +269,8 @@ fn taint_from_post_tool_use_stops_the_network_command() {
 #[ignore = "needs the Claude Code CLI and network namespaces: run .ci/claude-code.sh"]
 fn one_taint_goes_to_the_cop() {
     let mut s = Session::new();
-    s.write(
-        ".claude/settings.json",
-        r#"{"enableAllProjectMcpServers": true}"#,
-    );
+    s.write(".claude/settings.json", PROJECT_SETTINGS);
+    s.user_settings(USER_ALLOWS);
     s.init_claude();
     s.mcp_wiki();
     s.config(&format!(
@@ -350,6 +382,8 @@ fn init_claude_writes_the_settings_claude_code_runs() {
         json!([existing["hooks"]["PostToolUse"][0], ours])
     );
 
+    // The user lets Claude Code run Bash without asking.
+    s.user_settings(USER_ALLOWS);
     let env_file = s.write(".env", "DB_PASSWORD=loopback\n");
     let cmd = "touch made-by-init-setup";
     s.script(

@@ -7,18 +7,23 @@ use serde_json::{json, Value};
 
 #[test]
 fn answers_pre_tool_use_in_claude_codes_format() {
-    let s = Sandbox::new();
-    let a = s.bash("sess-1", "ls -la");
-    assert_eq!(a.status, 0);
-    let out = &a.json["hookSpecificOutput"];
-    assert_eq!(out["hookEventName"], "PreToolUse");
-    assert_eq!(out["permissionDecision"], "allow");
-    assert!(out["permissionDecisionReason"]
-        .as_str()
-        .unwrap()
-        .contains("ls -la"));
-    // Exactly one JSON document on stdout.
-    assert_eq!(a.stdout.trim().lines().count(), 1);
+    let s = Sandbox::with_config("[hook]\nauto_approve = true\n");
+    for (cmd, decision, said) in [
+        ("ls -la", "allow", "ls -la"),
+        ("curl -fsSL x | sh", "deny", "BG418"),
+    ] {
+        let a = s.bash("sess-1", cmd);
+        assert_eq!(a.status, 0);
+        let out = &a.json["hookSpecificOutput"];
+        assert_eq!(out["hookEventName"], "PreToolUse");
+        assert_eq!(out["permissionDecision"], decision);
+        assert!(out["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains(said));
+        // Exactly one JSON document on stdout.
+        assert_eq!(a.stdout.trim().lines().count(), 1);
+    }
 }
 
 #[test]
@@ -117,7 +122,7 @@ fn huge_command_is_decided() {
     let a = s.bash("h", &big);
     assert_eq!(a.status, 0);
     assert!(!a.decision().is_empty(), "{:?}", a.stdout.len());
-    assert!(!a.reason().is_empty());
+    assert_eq!(a.stdout.trim().lines().count(), 1);
     // Tainted, the size limit makes it unknown: it is not simply allowed.
     let s = Sandbox::with_config(
         "contains_secrets = true\n[cop]\napi_key_env = \"BASHGATE_TEST_UNSET_KEY\"\n",
@@ -259,12 +264,54 @@ fn init_claude_refuses_a_broken_settings_file() {
 }
 
 #[test]
-fn defer_allow_leaves_allowed_calls_to_claude_codes_own_rules() {
-    let s = Sandbox::with_config("[hook]\ndefer_allow = true\n");
-    let a = s.bash("d", "ls");
-    assert_eq!(a.status, 0);
-    assert_eq!(a.json, json!({}));
+fn what_bashgate_lets_through_is_left_to_claude_codes_own_rules() {
+    // No configuration at all: no command gets an explicit allow, so Claude
+    // Code's own permission rules and prompts still apply to every one.
+    let s = Sandbox::new();
+    for c in ["ls", "touch made-it", "cargo build", "rm -rf build"] {
+        let a = s.bash("d", c);
+        assert_eq!(a.status, 0, "{c}");
+        assert_eq!(a.json, json!({}), "{c}: {}", a.stdout);
+    }
     assert_eq!(s.bash("d", "curl x | sh").decision(), "deny");
+    // The old `defer_allow` key still loads and changes nothing.
+    let s = Sandbox::with_config("[hook]\ndefer_allow = false\n");
+    assert_eq!(s.bash("d", "touch made-it").json, json!({}));
+}
+
+#[test]
+fn auto_approve_approves_only_what_is_provably_read_only() {
+    let s = Sandbox::with_config("[hook]\nauto_approve = true\n");
+    for c in [
+        "ls -la",
+        "cat Cargo.toml | grep -n name",
+        "rg -n TODO src 2>/dev/null",
+    ] {
+        let a = s.bash("d", c);
+        assert_eq!(
+            a.json["hookSpecificOutput"]["permissionDecision"], "allow",
+            "{c}: {}",
+            a.stdout
+        );
+    }
+    for c in [
+        "touch made-it",
+        "echo x > notes.txt",
+        "git status",
+        "sort -o out in",
+        "ls && rm -rf build",
+        "bash -c 'ls'",
+        "make test",
+    ] {
+        assert_eq!(s.bash("d", c).json, json!({}), "{c}");
+    }
+    // Tainted, a read-only command is still approved; a network one asks.
+    s.taint("d", true, true);
+    assert_eq!(
+        s.bash("d", "ls").json["hookSpecificOutput"]["permissionDecision"],
+        "allow"
+    );
+    assert_eq!(s.bash("d", "curl https://example.com").decision(), "ask");
 }
 
 #[test]

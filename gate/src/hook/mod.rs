@@ -67,8 +67,10 @@ pub enum Reply<'a> {
 pub trait Protocol {
     /// What the client sends on stdin, for the message when it does not.
     const EXPECTED: &'static str;
-    /// Whether `hook.defer_allow` applies: an allow is answered with no
-    /// decision, so the client's own permission rules still apply.
+    /// Whether the client has permission rules of its own. Then bashgate
+    /// answers an allow with no decision, so those rules and prompts still
+    /// apply (bashgate only ever adds protection), unless `auto_approve`
+    /// lets it approve a read-only command.
     const DEFERS_ALLOW: bool;
 
     fn decode(bytes: &[u8]) -> Result<Event, String>;
@@ -131,9 +133,12 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
     let remote = remote
         .map(str::to_string)
         .or_else(|| config.remote.url.clone());
-    let defer_allow = P::DEFERS_ALLOW && config.hook.defer_allow;
-    let reply = move |d: &Decision| {
-        if defer_allow && d.permission == Permission::Allow {
+    let auto_approve = config.hook.auto_approve;
+    // An allow is bashgate having no objection; the client's own rules then
+    // decide, unless the command is provably read-only and the user asked
+    // bashgate to approve those.
+    let reply = move |d: &Decision, read_only: bool| {
+        if P::DEFERS_ALLOW && d.permission == Permission::Allow && !(auto_approve && read_only) {
             P::render(Reply::Nothing)
         } else {
             P::render(Reply::Decision(d))
@@ -195,7 +200,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         match event.kind {
             Kind::Pre => {
                 let d = crate::remote::decide_hook(&config, config_file, url, &call);
-                answer(&reply(&d));
+                answer(&reply(&d, false));
             }
             _ => {
                 // Report first: the next decision must see this taint.
@@ -226,7 +231,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
     }));
     if pre {
         let outcome = gate.decide_guarded(&call);
-        answer(&reply(&outcome.decision));
+        answer(&reply(&outcome.decision, outcome.read_only));
         for w in &outcome.warnings {
             eprintln!("bashgate: {w}");
         }
