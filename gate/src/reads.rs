@@ -37,20 +37,7 @@ pub fn sources(
                 return out;
             };
             let analysis = analyze(command);
-            // Arguments first, then the files redirected in.
-            let read = analysis
-                .invocations
-                .iter()
-                .flat_map(|inv| inv.args.iter().flatten())
-                .chain(
-                    analysis
-                        .redirects
-                        .iter()
-                        .filter(|r| r.reads())
-                        .filter_map(|r| r.target.as_ref()),
-                )
-                .find_map(|a| secret_paths.matches(a).map(|p| (a, p)));
-            if let Some((a, p)) = read {
+            if let Some((a, p)) = secret_paths.read_by(&analysis) {
                 add(
                     "secret",
                     format!("`{}` reads {a} ({p})", excerpt(command, 80)),

@@ -14,6 +14,7 @@ use crate::call::ToolCall;
 use crate::config::{Config, ServiceConfig};
 use crate::cop::{CopResult, Question};
 use crate::decision::{excerpt, Decision};
+use crate::secret_paths::SecretPaths;
 use crate::secrets::Scanner;
 use crate::taint::{StateError, Taint};
 
@@ -48,6 +49,7 @@ pub trait Env {
     /// The tool-input keys that name files (`file_path`, `path`...).
     fn path_keys(&self) -> &[String];
     fn scanner(&self) -> &Scanner;
+    fn secret_paths(&self) -> &SecretPaths;
     /// Asks the Cop, through the session's cache.
     fn review(&self, q: &Question) -> CopResult;
     /// Called before an operation that may block (a plugin).

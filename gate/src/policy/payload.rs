@@ -1,6 +1,9 @@
 //! Secrets in what leaves the machine: a Bash command that reaches the
 //! network, or the input of a write to a service, that holds something
-//! looking like a credential asks the person first.
+//! looking like a credential asks the person first; so does a command that
+//! reaches the network and reads a secret file itself (`cat .env | curl
+//! -d @- …`), whatever the session's taint: the secret travels in that one
+//! command.
 
 use bashgate_analyzer::Verdict;
 
@@ -27,6 +30,20 @@ impl PolicyLayer for Payload {
             ),
             _ => return Step::Pass,
         };
+        if let Subject::Bash(b) = &call.subject {
+            if let Some((written, pattern)) = env.secret_paths().read_by(b.analysis) {
+                let rule = GateRule::SecretExfiltration;
+                return Step::Decide(Decision::ask(
+                    Layer::Secrets,
+                    rule,
+                    format!(
+                        "bashgate asks the person about {}: it reaches the network and reads `{written}`, a secret file ({pattern}), in the same command ({}). Approve only if sending it is intended; otherwise leave the file out.",
+                        call.what(),
+                        rule.tag()
+                    ),
+                ));
+            }
+        }
         let Some(hit) = env.scanner().scan(&text) else {
             return Step::Pass;
         };
