@@ -219,6 +219,17 @@ impl Sandbox {
         }
     }
 
+    /// The reason behind an answer: the hook's own, or for a call bashgate
+    /// had no objection to (answered `{}`, no reason shown to Claude Code)
+    /// the one the audit log recorded for the newest decision.
+    pub fn reason_of(&self, a: &Answer) -> String {
+        if a.json != json!({}) {
+            return a.reason().to_string();
+        }
+        let newest = self.audit(&["--limit", "1"]);
+        newest[0]["reason"].as_str().unwrap_or("").to_string()
+    }
+
     /// `bashgate audit --json` lines.
     pub fn audit(&self, args: &[&str]) -> Vec<Value> {
         let mut a = vec!["audit", "--json"];

@@ -337,7 +337,8 @@ fn hook_claude_remote_decides_and_reports_taint() {
             "tool_name": tool, "tool_input": input, "tool_response": {},
         })
     };
-    // Untainted: allowed by the daemon.
+    // Untainted: the daemon has no objection, and the hook leaves the call
+    // to Claude Code's own rules (no decision).
     let a = d
         .hook_with(
             &args,
@@ -349,10 +350,7 @@ fn hook_claude_remote_decides_and_reports_taint() {
             ),
         )
         .finish();
-    assert_eq!(
-        a.json["hookSpecificOutput"]["permissionDecision"], "allow",
-        "{a:?}"
-    );
+    assert_eq!(a.json, json!({}), "{a:?}");
     // Reading a web page and a secret taints the daemon's session.
     for (tool, input) in [
         (
