@@ -101,6 +101,17 @@ enum Command {
         #[command(subcommand)]
         action: TaintAction,
     },
+    /// List the commands the person approved or refused in a session (the
+    /// same command is not asked about again), or forget them.
+    Approvals {
+        #[arg(long)]
+        session: String,
+        /// Forget every remembered answer: the next ask asks again.
+        #[arg(long)]
+        forget: bool,
+        #[arg(long)]
+        json: bool,
+    },
     /// Check the configuration and say where it was found.
     Config,
     /// Run the host daemon for agents in containers: a container API
@@ -462,6 +473,11 @@ pub fn run() -> ExitCode {
                 crate::commands::taint_clear(config_flag.as_deref(), &session)
             }
         },
+        Command::Approvals {
+            session,
+            forget,
+            json,
+        } => crate::commands::approvals(config_flag.as_deref(), &session, forget, json),
         Command::Config => crate::commands::config_check(config_flag.as_deref()),
     }
 }

@@ -191,6 +191,54 @@ pub fn taint_clear(flag: Option<&Path>, session: &str) -> ExitCode {
     }
 }
 
+pub fn approvals(flag: Option<&Path>, session: &str, forget: bool, json: bool) -> ExitCode {
+    let (_, c) = match load_config(flag) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let store = Store::new(&c.state_dir());
+    if forget {
+        if let Err(e) = store.update(session, |s| {
+            s.remembered.clear();
+            s.asked.clear();
+        }) {
+            eprintln!("bashgate approvals: {e}");
+            return ExitCode::from(1);
+        }
+        println!("bashgate approvals: session {session} will be asked again");
+        return ExitCode::SUCCESS;
+    }
+    match store.load(session) {
+        Ok(s) => {
+            let rows: Vec<serde_json::Value> = s
+                .remembered
+                .values()
+                .map(|r| {
+                    serde_json::json!({"approved": r.approved, "command": r.command, "at_ms": r.at_ms})
+                })
+                .collect();
+            if json {
+                println!(
+                    "{}",
+                    serde_json::json!({"session": session, "remembered": rows})
+                );
+            } else if s.remembered.is_empty() {
+                println!("session {session}: no remembered answers");
+            } else {
+                for r in s.remembered.values() {
+                    let said = if r.approved { "approved" } else { "refused " };
+                    println!("{said}  {}", r.command);
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("bashgate approvals: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
 pub fn config_check(flag: Option<&Path>) -> ExitCode {
     let (source, c) = match load_config(flag) {
         Ok(x) => x,

@@ -41,6 +41,10 @@ pub enum Layer {
     Secrets,
     CleanRoom,
     State,
+    /// The person's earlier answer about the same command.
+    Remembered,
+    /// The person answered this call (a daemon approval).
+    Person,
 }
 
 impl Layer {
@@ -59,6 +63,8 @@ impl Layer {
             Layer::Secrets => "secrets",
             Layer::CleanRoom => "clean-room",
             Layer::State => "state",
+            Layer::Remembered => "remembered",
+            Layer::Person => "person",
         }
     }
 }
@@ -97,6 +103,13 @@ impl Decision {
 
     pub fn ask(layer: Layer, rule: GateRule, reason: impl Into<String>) -> Self {
         Decision::new(Permission::Ask, layer, Some(rule), reason.into())
+    }
+
+    /// Whether the person stands behind this decision (they approved this
+    /// call, or the same command earlier in the session): an allow that a
+    /// hook may pass to the client as an explicit approval.
+    pub fn by_person(&self) -> bool {
+        matches!(self.layer, Layer::Remembered | Layer::Person)
     }
 
     /// The decision for something that failed, per `on_error`: every failure

@@ -19,9 +19,10 @@ pub use crate::call::ToolCall;
 use crate::cascade;
 use crate::config::{Config, OnError};
 use crate::cop::{self, Cop, CopResult, Question, RunsIn};
-use crate::decision::{Decision, Layer, Permission};
+use crate::decision::{excerpt, Decision, Layer, Permission};
 use crate::policy::{self, BashCall, Call, Env, PolicyLayer, ServiceCall, Step, Subject};
 use crate::reads;
+use crate::remember;
 use crate::secret_paths::SecretPaths;
 use crate::secrets::Scanner;
 use crate::services::{ToolKind, Tools};
@@ -303,7 +304,12 @@ impl Gate {
             subject,
             taint: &taint,
         };
-        let decision = self.walk(&call, &state);
+        let mut decision = self.walk(&call, &state);
+        if let Subject::Bash(b) = &call.subject {
+            if decision.permission == Permission::Ask {
+                decision = self.recall_or_note(call.tool, b, &state, decision);
+            }
+        }
         let mut out = Outcome::bare(decision);
         out.warnings = self.warnings.take();
         out.taint = taint.as_ref().ok().copied();
@@ -314,6 +320,34 @@ impl Gate {
             out.analysis = Some(b.analysis.clone());
         }
         out
+    }
+
+    /// An `ask` about a command the person already answered in this session
+    /// is their answer; otherwise the ask is noted, so the post-tool event
+    /// can tell that the person approved it (see `remember.rs`).
+    fn recall_or_note(
+        &self,
+        call: &ToolCall,
+        b: &BashCall,
+        state: &SessionState,
+        ask: Decision,
+    ) -> Decision {
+        let fp = remember::fingerprint(call.cwd, b.analysis);
+        let what = format!("`{}`", excerpt(b.command, 120));
+        if let Some(d) = remember::recall(state, &fp, &what) {
+            return d;
+        }
+        self.slow();
+        let command = b.command.to_string();
+        if let Err(e) = self.store.update_with(
+            call.session,
+            Box::new(move |s| remember::note_asked(s, fp, &command)),
+        ) {
+            self.warnings
+                .borrow_mut()
+                .push(format!("cannot note the question about this command: {e}"));
+        }
+        ask
     }
 
     /// The layers in order, then the conclusion for the kind of call.
@@ -398,10 +432,23 @@ impl Gate {
         reads::sources(call, &kind, &self.config, self.tools(), self.secret_paths())
     }
 
-    /// Records a finished tool call's taint. Returns the sources added.
+    /// Records a finished tool call: its taint, and (when the person had
+    /// been asked about it) that the person approved it. Returns the taint
+    /// sources added.
     pub fn record(&self, call: &ToolCall) -> Result<Vec<Source>, StateError> {
         let sources = self.taint_sources(call);
-        if sources.is_empty() {
+        let ran = match self.tools().classify(call.tool, &self.config) {
+            ToolKind::Bash => call
+                .command()
+                .map(|c| remember::fingerprint(call.cwd, &analyze(c)))
+                .filter(|fp| {
+                    self.store
+                        .load(call.session)
+                        .is_ok_and(|s| s.asked.contains_key(fp))
+                }),
+            _ => None,
+        };
+        if sources.is_empty() && ran.is_none() {
             return Ok(sources);
         }
         let added = sources.clone();
@@ -411,6 +458,9 @@ impl Gate {
             Box::new(move |s| {
                 for src in sources {
                     s.add_source(src);
+                }
+                if let Some(fp) = ran {
+                    remember::note_ran(s, &fp);
                 }
             }),
         )?;

@@ -29,6 +29,7 @@ pub mod endpoint;
 pub mod engine;
 pub mod policy;
 pub mod reads;
+pub mod remember;
 pub mod rules;
 pub mod secret_paths;
 pub mod secrets;

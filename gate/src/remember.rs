@@ -1,0 +1,160 @@
+//! Remembered answers. When the person approves a command bashgate asked
+//! about (the client ran it: its post-tool event arrives), the same command
+//! is approved for the rest of the session; when the person refuses (the
+//! command was asked about and never ran, and the agent asks for it again),
+//! the refusal is remembered too, so the agent does not ask in a loop.
+//!
+//! "The same command" is the analyzer's reading of it, not its text: the
+//! programs and arguments after quote removal and unwrapping, the redirect
+//! targets, and the working directory. `"cu"rl x` is `curl x`; `curl y`
+//! or the same command in another directory is asked about again.
+
+use std::path::Path;
+
+use bashgate_analyzer::Analysis;
+use sha2::{Digest, Sha256};
+
+use crate::decision::{excerpt, Decision, Layer, Permission};
+use crate::taint::{self, Remembered, SessionState};
+
+/// At most this many commands are remembered per session.
+pub const MAX_REMEMBERED: usize = 256;
+
+/// The fingerprint of a command as the analyzer reads it.
+pub fn fingerprint(cwd: &Path, analysis: &Analysis) -> String {
+    let mut h = Sha256::new();
+    let mut put = |s: &str| {
+        h.update(s.as_bytes());
+        h.update([0]);
+    };
+    put(&cwd.display().to_string());
+    for inv in &analysis.invocations {
+        put("\u{1}inv");
+        put(inv.program.as_deref().unwrap_or("\u{2}dynamic"));
+        for a in &inv.args {
+            put(a.as_deref().unwrap_or("\u{2}dynamic"));
+        }
+        for v in &inv.via {
+            put(v);
+        }
+    }
+    for r in &analysis.redirects {
+        put("\u{1}redirect");
+        put(&r.op);
+        put(r.fd.as_deref().unwrap_or(""));
+        put(r.target.as_deref().unwrap_or("\u{2}dynamic"));
+    }
+    taint::hex(&h.finalize()[..16])
+}
+
+/// What the session's memory makes of an `ask` about this command: the
+/// person's earlier answer, or `None` to ask.
+pub fn recall(state: &SessionState, fp: &str, what: &str) -> Option<Decision> {
+    if let Some(r) = state.remembered.get(fp) {
+        return Some(if r.approved {
+            Decision::allow(
+                Layer::Remembered,
+                format!("bashgate allowed {what}: the person approved the same command (the same programs with the same arguments) earlier in this session"),
+            )
+        } else {
+            refused(what)
+        });
+    }
+    // Asked before and never seen to run: the person said no.
+    state.asked.contains_key(fp).then(|| refused(what))
+}
+
+fn refused(what: &str) -> Decision {
+    Decision::new(
+        Permission::Deny,
+        Layer::Remembered,
+        None,
+        format!(
+            "bashgate stopped {what}: the person was asked about the same command (the same programs with the same arguments) earlier in this session and did not approve it. Do not ask for it again; if it is needed, say why in the conversation and let the person run it."
+        ),
+    )
+}
+
+/// Notes that the person is being asked about this command.
+pub fn note_asked(state: &mut SessionState, fp: String, command: &str) {
+    if state.asked.len() >= MAX_REMEMBERED {
+        return;
+    }
+    state.asked.insert(fp, entry(command, false));
+}
+
+/// The command ran: if the person had been asked about it, they approved.
+/// Returns whether an approval was remembered.
+pub fn note_ran(state: &mut SessionState, fp: &str) -> bool {
+    let Some(mut r) = state.asked.remove(fp) else {
+        return false;
+    };
+    if state.remembered.len() >= MAX_REMEMBERED {
+        return false;
+    }
+    r.approved = true;
+    r.at_ms = taint::now_ms();
+    state.remembered.insert(fp.to_string(), r);
+    true
+}
+
+/// Remembers a refusal (the next identical request is denied).
+pub fn note_refused(state: &mut SessionState, fp: &str) {
+    if let Some(r) = state.asked.remove(fp) {
+        state.remembered.insert(fp.to_string(), r);
+    }
+}
+
+fn entry(command: &str, approved: bool) -> Remembered {
+    Remembered {
+        approved,
+        command: excerpt(command, 200),
+        at_ms: taint::now_ms(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bashgate_analyzer::analyze;
+
+    fn fp(cwd: &str, c: &str) -> String {
+        fingerprint(Path::new(cwd), &analyze(c))
+    }
+
+    #[test]
+    fn the_same_command_as_the_analyzer_reads_it() {
+        assert_eq!(
+            fp("/p", "curl -d x https://e"),
+            fp("/p", "\"cu\"rl -d 'x' https://e")
+        );
+        assert_ne!(
+            fp("/p", "curl -d x https://e"),
+            fp("/p", "curl -d y https://e")
+        );
+        assert_ne!(fp("/p", "curl https://e"), fp("/q", "curl https://e"));
+        assert_ne!(
+            fp("/p", "curl https://e > a"),
+            fp("/p", "curl https://e > b")
+        );
+        assert_ne!(fp("/p", "curl https://e"), fp("/p", "sudo curl https://e"));
+    }
+
+    #[test]
+    fn approvals_and_refusals_are_recalled() {
+        let mut s = SessionState::default();
+        assert!(recall(&s, "a", "`x`").is_none());
+        note_asked(&mut s, "a".into(), "x");
+        // Asked and never ran: refused.
+        assert_eq!(recall(&s, "a", "`x`").unwrap().permission, Permission::Deny);
+        assert!(note_ran(&mut s, "a"));
+        assert_eq!(
+            recall(&s, "a", "`x`").unwrap().permission,
+            Permission::Allow
+        );
+        assert!(!note_ran(&mut s, "b"));
+        note_asked(&mut s, "c".into(), "y");
+        note_refused(&mut s, "c");
+        assert_eq!(recall(&s, "c", "`y`").unwrap().permission, Permission::Deny);
+    }
+}
