@@ -41,6 +41,12 @@ pub struct Invocation {
     /// The arguments as the program would see them; `None` where a word's
     /// value is only known at run time (a variable, a glob, a substitution).
     pub args: Vec<Option<String>>,
+    /// Each argument's shape: its literal text with `*` for every part
+    /// known only at run time (`"$HOME"/.ssh` is `*/.ssh`, `build/*` stays
+    /// `build/*`), for policies that need to see what a dynamic argument
+    /// can still be.
+    #[serde(skip)]
+    pub shapes: Vec<String>,
     /// Where in the command the invocation is written.
     pub span: Span,
     /// Wrappers and embeddings it was found through, outermost first

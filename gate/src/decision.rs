@@ -45,6 +45,8 @@ pub enum Layer {
     Remembered,
     /// The person answered this call (a daemon approval).
     Person,
+    /// The protection profile's destructive-command layer.
+    Destructive,
 }
 
 impl Layer {
@@ -65,6 +67,7 @@ impl Layer {
             Layer::State => "state",
             Layer::Remembered => "remembered",
             Layer::Person => "person",
+            Layer::Destructive => "destructive",
         }
     }
 }

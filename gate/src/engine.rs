@@ -332,7 +332,7 @@ impl Gate {
         state: &SessionState,
         ask: Decision,
     ) -> Decision {
-        let fp = remember::fingerprint(call.cwd, b.analysis);
+        let fp = remember::fingerprint(call.cwd, b.command, b.analysis);
         let what = format!("`{}`", excerpt(b.command, 120));
         if let Some(d) = remember::recall(state, &fp, &what) {
             return d;
@@ -440,7 +440,7 @@ impl Gate {
         let ran = match self.tools().classify(call.tool, &self.config) {
             ToolKind::Bash => call
                 .command()
-                .map(|c| remember::fingerprint(call.cwd, &analyze(c)))
+                .map(|c| remember::fingerprint(call.cwd, c, &analyze(c)))
                 .filter(|fp| {
                     self.store
                         .load(call.session)

@@ -20,14 +20,26 @@ use crate::taint::{self, Remembered, SessionState};
 /// At most this many commands are remembered per session.
 pub const MAX_REMEMBERED: usize = 256;
 
-/// The fingerprint of a command as the analyzer reads it.
-pub fn fingerprint(cwd: &Path, analysis: &Analysis) -> String {
+/// The fingerprint of a command as the analyzer reads it. Where a value is
+/// known only at run time (`rm -rf "$1"`, `rm -rf *`), the analyzer's
+/// reading cannot tell two commands apart, so the text itself is part of
+/// the fingerprint: only the very same text is the same command.
+pub fn fingerprint(cwd: &Path, command: &str, analysis: &Analysis) -> String {
     let mut h = Sha256::new();
     let mut put = |s: &str| {
         h.update(s.as_bytes());
         h.update([0]);
     };
     put(&cwd.display().to_string());
+    let dynamic = analysis
+        .invocations
+        .iter()
+        .any(|i| i.program.is_none() || i.args.iter().any(Option::is_none))
+        || analysis.redirects.iter().any(|r| r.target.is_none());
+    if dynamic {
+        put("\u{1}text");
+        put(command);
+    }
     for inv in &analysis.invocations {
         put("\u{1}inv");
         put(inv.program.as_deref().unwrap_or("\u{2}dynamic"));
@@ -119,7 +131,7 @@ mod tests {
     use bashgate_analyzer::analyze;
 
     fn fp(cwd: &str, c: &str) -> String {
-        fingerprint(Path::new(cwd), &analyze(c))
+        fingerprint(Path::new(cwd), c, &analyze(c))
     }
 
     #[test]
@@ -138,6 +150,10 @@ mod tests {
             fp("/p", "curl https://e > b")
         );
         assert_ne!(fp("/p", "curl https://e"), fp("/p", "sudo curl https://e"));
+        // Values known only at run time: only the same text is the same.
+        assert_ne!(fp("/p", "rm -rf \"$1\""), fp("/p", "rm -rf *"));
+        assert_ne!(fp("/p", "curl $A"), fp("/p", "curl $B"));
+        assert_eq!(fp("/p", "curl $A"), fp("/p", "curl $A"));
     }
 
     #[test]

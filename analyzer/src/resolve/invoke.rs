@@ -19,9 +19,11 @@ impl<'c> Resolver<'c> {
         let Some(name_arg) = args.first() else { return };
         let span = args.iter().fold(name_arg.span, |s, a| s.cover(a.span));
         let shown: Vec<Option<String>> = args[1..].iter().map(Arg::shown).collect();
+        let shapes: Vec<String> = args[1..].iter().map(|a| a.shape.clone()).collect();
         let leaf = |program: Option<String>, verdict: Verdict| Invocation {
             program,
             args: shown.clone(),
+            shapes: shapes.clone(),
             span: frame.map.map(span),
             via: frame.via.clone(),
             verdict,

@@ -65,6 +65,12 @@ pub struct Allowlist {
 /// A validator's answer: `Err` carries what is wrong.
 pub type Validation = Result<(), String>;
 
+/// The processes seed 003 lets the agent stop (`pkill node`): the project's
+/// own development servers and tools.
+pub fn pkill_allowed() -> &'static [String] {
+    &DATA.pkill.allowed
+}
+
 pub fn build(cfg: &Config) -> Option<Box<dyn PolicyLayer + Send + Sync>> {
     cfg.allowlist_enabled()
         .then(|| Box::new(Allowlist::new(&cfg.allowlist)) as Box<dyn PolicyLayer + Send + Sync>)

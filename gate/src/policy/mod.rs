@@ -10,6 +10,7 @@
 pub mod allowlist;
 pub mod always;
 pub mod denylist;
+pub mod destructive;
 pub mod gitguard;
 pub mod layer;
 pub mod paths;
@@ -31,6 +32,7 @@ pub type Build = fn(&Config) -> Option<Box<dyn PolicyLayer + Send + Sync>>;
 /// user's lists, then what needs the session's taint, then plugins.
 pub const LAYERS: &[(&str, Build)] = &[
     ("always", always::build),
+    ("destructive", destructive::build),
     ("self-protection", selfguard::build),
     ("denylist", denylist::build),
     ("allowlist", allowlist::build),

@@ -1,0 +1,142 @@
+//! The protection profiles on a destructive-command corpus written for
+//! bashgate (`tests/corpus/destructive.toml`), run through the built
+//! `bashgate hook json` in an untainted session: under `standard` every
+//! destructive variant is asked about and no near miss is stopped; under
+//! `strict` every destructive variant is denied; under `minimal` the layer
+//! is off. Every answer is pinned in a snapshot.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+#[derive(Deserialize)]
+struct Corpus {
+    destructive: Vec<String>,
+    benign: Vec<String>,
+}
+
+/// How each destructive base is also written: through wrappers the analyzer
+/// sees through.
+const DESTRUCTIVE_WRAPPERS: &[&str] =
+    &["{}", "env {}", "timeout 5 {}", "bash -c '{}'", "eval '{}'"];
+const BENIGN_WRAPPERS: &[&str] = &["{}", "env {}", "bash -c '{}'"];
+
+fn variants(bases: &[String], wrappers: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    for b in bases {
+        for w in wrappers {
+            // A base with single quotes cannot go inside '...'.
+            if w.contains('\'') && b.contains('\'') {
+                continue;
+            }
+            out.push(w.replace("{}", b));
+        }
+    }
+    out
+}
+
+fn corpus() -> (Vec<String>, Vec<String>) {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/destructive.toml");
+    let c: Corpus = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    (
+        variants(&c.destructive, DESTRUCTIVE_WRAPPERS),
+        variants(&c.benign, BENIGN_WRAPPERS),
+    )
+}
+
+/// Decisions (`decision rule`) for `commands` under a configuration.
+fn decide(config: &str, commands: &[String]) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let proj = dir.path().join("home/dev/project");
+    std::fs::create_dir_all(&proj).unwrap();
+    let cfg = dir.path().join("bashgate.toml");
+    std::fs::write(&cfg, config).unwrap();
+    commands
+        .iter()
+        .enumerate()
+        .map(|(n, c)| {
+            let mut child = Command::new(bashgate_tests::bashgate_bin())
+                .args(["hook", "json"])
+                .env_clear()
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .env("HOME", dir.path().join("home/dev"))
+                .env("BASHGATE_STATE_DIR", dir.path().join("state"))
+                .env("BASHGATE_CONFIG", &cfg)
+                .current_dir(&proj)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            // A session each: an ask is remembered per session.
+            let req =
+                json!({"tool_input": {"command": c}, "session_id": format!("d{n}"), "cwd": proj});
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(req.to_string().as_bytes())
+                .unwrap();
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success(), "{c}");
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let reason = v["reason"].as_str().unwrap_or("");
+            // The rule a reason cites last is the gate's own.
+            let rule = reason
+                .rsplit("(BG")
+                .next()
+                .filter(|_| reason.contains("(BG"))
+                .map(|r| format!("BG{}", &r[..3.min(r.len())]))
+                .unwrap_or_default();
+            format!("{} {rule}", v["decision"].as_str().unwrap_or("?"))
+                .trim()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn profiles_on_the_destructive_corpus() {
+    let (destructive, benign) = corpus();
+    assert!(destructive.len() >= 150, "{}", destructive.len());
+    assert!(benign.len() >= 150, "{}", benign.len());
+    let mut pinned: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    let mut figures = Vec::new();
+    for profile in ["standard", "strict", "minimal"] {
+        let config = format!("profile = \"{profile}\"\n");
+        let d = decide(&config, &destructive);
+        let b = decide(&config, &benign);
+        let stopped = |v: &[String]| v.iter().filter(|x| !x.starts_with("allow")).count();
+        figures.push(format!(
+            "{profile}: destructive stopped {}/{}, benign stopped {}/{}",
+            stopped(&d),
+            d.len(),
+            stopped(&b),
+            b.len()
+        ));
+        match profile {
+            "standard" => {
+                for (c, a) in destructive.iter().zip(&d) {
+                    assert!(a.starts_with("ask") || a.starts_with("deny"), "{c}: {a}");
+                }
+                for (c, a) in benign.iter().zip(&b) {
+                    assert!(a.starts_with("allow"), "benign {c}: {a}");
+                }
+            }
+            "strict" => {
+                for (c, a) in destructive.iter().zip(&d) {
+                    assert!(a.starts_with("deny"), "{c}: {a}");
+                }
+            }
+            _ => {}
+        }
+        let table = pinned.entry(profile.to_string()).or_default();
+        for (c, a) in destructive.iter().zip(&d).chain(benign.iter().zip(&b)) {
+            table.insert(c.clone(), a.clone());
+        }
+    }
+    eprintln!("{}", figures.join("\n"));
+    insta::assert_yaml_snapshot!("profiles", pinned);
+}
