@@ -412,3 +412,27 @@ fn init_claude_writes_the_settings_claude_code_runs() {
     assert_eq!(seen["tool_name"], "Bash");
     assert_eq!(seen["session_id"], run.session_id());
 }
+
+// 6. A destructive command is stopped by the default profile even when the
+// user's own settings let Claude Code run Bash unasked, and the reason
+// reaches the model.
+#[test]
+#[ignore = "needs the Claude Code CLI and network namespaces: run .ci/claude-code.sh"]
+fn a_destructive_command_is_stopped_out_of_the_box() {
+    let s = Session::new();
+    s.init_claude();
+    s.user_settings(USER_ALLOWS);
+    let keep = s.work().join("home/keep.txt");
+    std::fs::write(&keep, "still here\n").unwrap();
+    let cmd = "rm -rf ~/";
+    s.script(vec![bash(cmd)], json!({}));
+    let run = s.run();
+    assert!(keep.exists(), "the home directory was deleted");
+    assert_eq!(denied_commands(&run), vec![cmd.to_string()]);
+    let rec = run.audited(cmd);
+    assert_eq!(rec["decision"], "ask", "{rec}");
+    assert_eq!(rec["rule"], "BG421", "{rec}");
+    let ex = run.bash_exchange(cmd);
+    assert!(ex.is_error);
+    assert!(ex.result.contains("BG421"), "{ex:?}");
+}
