@@ -247,7 +247,10 @@ fn taint_from_post_tool_use_stops_the_network_command() {
     assert_eq!(denied_commands(&run), vec![after.clone()]);
     let rec = run.audited(&after);
     assert_eq!(rec["decision"], "ask", "{rec}");
-    assert_eq!(rec["rule"], "BG411", "{rec}");
+    // The command sends .env itself (BG422), and the session is doubly
+    // tainted (BG411): the person is told both.
+    assert_eq!(rec["rule"], "BG422", "{rec}");
+    assert!(rec["reason"].as_str().unwrap().contains("BG411"), "{rec}");
     assert_eq!(
         (&rec["corruption"], &rec["secret"]),
         (&json!(true), &json!(true))
@@ -422,12 +425,13 @@ fn a_destructive_command_is_stopped_out_of_the_box() {
     let s = Session::new();
     s.init_claude();
     s.user_settings(USER_ALLOWS);
-    let keep = s.work().join("home/keep.txt");
-    std::fs::write(&keep, "still here\n").unwrap();
-    let cmd = "rm -rf ~/";
+    // (Claude Code refuses `rm -rf ~` on its own; a hard reset of the
+    // project's uncommitted work it would run.)
+    let marker = s.write("work.txt", "uncommitted\n");
+    let cmd = "git reset --hard && rm -f work.txt";
     s.script(vec![bash(cmd)], json!({}));
     let run = s.run();
-    assert!(keep.exists(), "the home directory was deleted");
+    assert!(marker.exists(), "the destructive command ran");
     assert_eq!(denied_commands(&run), vec![cmd.to_string()]);
     let rec = run.audited(cmd);
     assert_eq!(rec["decision"], "ask", "{rec}");
