@@ -263,6 +263,10 @@ enum InitAgent {
         /// for approvals; the token comes from $BASHGATE_TOKEN.
         #[arg(long, value_name = "URL")]
         remote: Option<String>,
+        /// Also set the protection profile in the project's .bashgate.toml:
+        /// minimal, standard (the default) or strict.
+        #[arg(long, value_name = "NAME", conflicts_with = "user")]
+        profile: Option<String>,
     },
 }
 
@@ -440,8 +444,17 @@ pub fn run() -> ExitCode {
                     user,
                     command,
                     remote,
+                    profile,
                 },
-        } => crate::commands::init_claude(dir, user, command, remote),
+        } => {
+            if let Some(name) = &profile {
+                let project = dir.clone().unwrap_or_else(|| PathBuf::from("."));
+                if let Err(code) = crate::commands::set_profile(&project, name) {
+                    return code;
+                }
+            }
+            crate::commands::init_claude(dir, user, command, remote)
+        }
         Command::Audit {
             session,
             tool,

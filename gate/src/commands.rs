@@ -20,6 +20,62 @@ pub(crate) fn load_config(flag: Option<&Path>) -> Result<(config::Source, Config
     }
 }
 
+/// Sets `profile = "NAME"` in the project's `.bashgate.toml`, keeping the
+/// rest of the file; the result must be a valid configuration.
+pub fn set_profile(project: &Path, name: &str) -> Result<(), ExitCode> {
+    let path = project.join(".bashgate.toml");
+    let old = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
+        Err(e) => {
+            eprintln!("bashgate init: cannot read {}: {e}", path.display());
+            return Err(ExitCode::from(1));
+        }
+    };
+    let text = with_profile(&old, name);
+    if let Err(e) = config::parse(&text, &path) {
+        eprintln!("bashgate init: --profile {name}: {e}");
+        return Err(ExitCode::from(2));
+    }
+    if let Err(e) = std::fs::write(&path, &text) {
+        eprintln!("bashgate init: cannot write {}: {e}", path.display());
+        return Err(ExitCode::from(1));
+    }
+    println!(
+        "bashgate init: {} sets profile = \"{name}\"",
+        path.display()
+    );
+    Ok(())
+}
+
+/// The file with its top-level `profile` line set to `name` (replaced where
+/// it is, or added first).
+fn with_profile(text: &str, name: &str) -> String {
+    let line = format!("profile = \"{name}\"");
+    let mut out = Vec::new();
+    let mut replaced = false;
+    let mut top = true;
+    for l in text.lines() {
+        let t = l.trim_start();
+        if t.starts_with('[') {
+            top = false;
+        }
+        let key = t.split(['=', ' ', '\t']).next().unwrap_or("");
+        if top && !replaced && key == "profile" {
+            out.push(line.clone());
+            replaced = true;
+        } else {
+            out.push(l.to_string());
+        }
+    }
+    if !replaced {
+        out.insert(0, line);
+    }
+    let mut s = out.join("\n");
+    s.push('\n');
+    s
+}
+
 pub fn init_claude(
     dir: Option<PathBuf>,
     user: bool,
@@ -275,4 +331,25 @@ pub fn config_check(flag: Option<&Path>) -> ExitCode {
     println!("layers: {}", layers.join(" → "));
     println!("on_error: {}", c.on_error.as_str());
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_profile;
+
+    #[test]
+    fn the_profile_line_is_set_in_place_or_added_first() {
+        assert_eq!(with_profile("", "strict"), "profile = \"strict\"\n");
+        assert_eq!(
+            with_profile(
+                "on_error = \"deny\"\n[paths]\nallowed_dirs = [\".\"]\n",
+                "minimal"
+            ),
+            "profile = \"minimal\"\non_error = \"deny\"\n[paths]\nallowed_dirs = [\".\"]\n"
+        );
+        assert_eq!(
+            with_profile("# mine\nprofile = \"standard\"\n[cop]\n", "strict"),
+            "# mine\nprofile = \"strict\"\n[cop]\n"
+        );
+    }
 }

@@ -468,3 +468,27 @@ fn the_persons_answers_are_remembered_for_the_session() {
     );
     assert_eq!(s.bash("r", cmd).decision(), "ask");
 }
+
+#[test]
+fn init_claude_profile_sets_the_projects_protection() {
+    let s = Sandbox::new();
+    let dir = s.project().display().to_string();
+    // Default (standard): a hard reset is asked about.
+    assert_eq!(s.bash("p", "git reset --hard").decision(), "ask");
+    let out = s.run(&["init", "claude", "--dir", &dir, "--profile", "strict"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let a = s.bash("p2", "git reset --hard");
+    assert_eq!(a.decision(), "deny", "{}", a.reason());
+    assert!(a.reason().contains("BG421"), "{}", a.reason());
+    let out = s.run(&["init", "claude", "--dir", &dir, "--profile", "minimal"]);
+    assert!(out.status.success());
+    assert_eq!(s.bash("p3", "git reset --hard").decision(), "allow");
+    // A profile that does not exist changes nothing.
+    let out = s.run(&["init", "claude", "--dir", &dir, "--profile", "loose"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(s.bash("p4", "git reset --hard").decision(), "allow");
+}
