@@ -1,5 +1,5 @@
 //! The admin commands (`bashgate session`, `pending`, `approve`, `deny`,
-//! `stats`): thin clients of the daemon's admin socket.
+//! `stats`, `approvals --daemon`): thin clients of the daemon's admin socket.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -225,4 +225,58 @@ pub fn answer(
 pub fn stats(config: &Config, socket: Option<&Path>) -> ExitCode {
     let r = admin(config, socket, "GET", "/admin/stats", None).map(|v| println!("{v}"));
     finish(r, "stats")
+}
+
+/// `bashgate approvals --daemon`: a daemon session's remembered answers,
+/// listed or forgotten (`forget` as in `commands::approvals`).
+pub fn approvals(
+    config: &Config,
+    socket: Option<&Path>,
+    session: &str,
+    forget: Option<Option<String>>,
+    json_out: bool,
+) -> ExitCode {
+    if session.is_empty()
+        || !session
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+    {
+        return finish(
+            Err(format!("`{session}` is not a daemon session's name")),
+            "approvals",
+        );
+    }
+    let path = format!("/admin/sessions/{session}/remembered");
+    let r = match forget {
+        Some(id) => {
+            let path = match id {
+                Some(id) if id.bytes().all(|b| b.is_ascii_hexdigit()) => format!("{path}?id={id}"),
+                Some(id) => return finish(Err(format!("`{id}` is not an answer's id")), "approvals"),
+                None => path,
+            };
+            admin(config, socket, "DELETE", &path, None).map(|v| {
+                let n = v["forgotten"].as_u64().unwrap_or(0) as usize;
+                println!("{}", crate::render::forgotten(session, n));
+            })
+        }
+        None => admin(config, socket, "GET", &path, None).map(|v| {
+            if json_out {
+                println!("{v}");
+                return;
+            }
+            let rows: Vec<bashgate::remember::Listed> = v["remembered"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|r| bashgate::remember::Listed {
+                    id: r["id"].as_str().unwrap_or("?").into(),
+                    approved: r["approved"].as_bool().unwrap_or(false),
+                    command: r["command"].as_str().unwrap_or("").into(),
+                    at_ms: r["at_ms"].as_u64().unwrap_or(0),
+                })
+                .collect();
+            print!("{}", crate::render::remembered(session, &rows));
+        }),
+    };
+    finish(r, "approvals")
 }

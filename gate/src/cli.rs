@@ -102,15 +102,24 @@ enum Command {
         action: TaintAction,
     },
     /// List the commands the person approved or refused in a session (the
-    /// same command is not asked about again), or forget them.
+    /// same command is not asked about again), or forget them. The hook's
+    /// sessions by default; a daemon's with --daemon or --admin-socket.
     Approvals {
         #[arg(long)]
         session: String,
         /// Forget every remembered answer: the next ask asks again.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "revoke")]
         forget: bool,
+        /// Forget one remembered answer, by the id the list shows.
+        #[arg(long, value_name = "ID")]
+        revoke: Option<String>,
         #[arg(long)]
         json: bool,
+        /// The daemon's sessions, through its admin socket.
+        #[arg(long)]
+        daemon: bool,
+        #[arg(long, value_name = "PATH")]
+        admin_socket: Option<PathBuf>,
     },
     /// Check the configuration and say where it was found.
     Config,
@@ -489,8 +498,31 @@ pub fn run() -> ExitCode {
         Command::Approvals {
             session,
             forget,
+            revoke,
             json,
-        } => crate::commands::approvals(config_flag.as_deref(), &session, forget, json),
+            daemon,
+            admin_socket,
+        } => {
+            let forget = match (forget, revoke) {
+                (true, _) => Some(None),
+                (false, Some(id)) => Some(Some(id)),
+                (false, None) => None,
+            };
+            if daemon || admin_socket.is_some() {
+                match crate::commands::load_config(config_flag.as_deref()) {
+                    Ok((_, c)) => crate::admin_cli::approvals(
+                        &c,
+                        admin_socket.as_deref(),
+                        &session,
+                        forget,
+                        json,
+                    ),
+                    Err(code) => code,
+                }
+            } else {
+                crate::commands::approvals(config_flag.as_deref(), &session, forget, json)
+            }
+        }
         Command::Config => crate::commands::config_check(config_flag.as_deref()),
     }
 }

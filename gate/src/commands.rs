@@ -6,7 +6,10 @@ use std::process::ExitCode;
 
 use bashgate::audit::{self, Audit, Filter};
 use bashgate::config::{self, Config};
+use bashgate::remember;
 use bashgate::taint::Store;
+
+use crate::render;
 
 pub(crate) fn load_config(flag: Option<&Path>) -> Result<(config::Source, Config), ExitCode> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
@@ -247,44 +250,46 @@ pub fn taint_clear(flag: Option<&Path>, session: &str) -> ExitCode {
     }
 }
 
-pub fn approvals(flag: Option<&Path>, session: &str, forget: bool, json: bool) -> ExitCode {
+/// `bashgate approvals` on the hook's own state (the daemon's goes through
+/// `admin_cli::approvals`). `forget`: `Some(None)` forgets every answer,
+/// `Some(Some(id))` one.
+pub fn approvals(
+    flag: Option<&Path>,
+    session: &str,
+    forget: Option<Option<String>>,
+    json: bool,
+) -> ExitCode {
     let (_, c) = match load_config(flag) {
         Ok(x) => x,
         Err(code) => return code,
     };
     let store = Store::new(&c.state_dir());
-    if forget {
-        if let Err(e) = store.update(session, |s| {
-            s.remembered.clear();
-            s.asked.clear();
-        }) {
-            eprintln!("bashgate approvals: {e}");
-            return ExitCode::from(1);
-        }
-        println!("bashgate approvals: session {session} will be asked again");
-        return ExitCode::SUCCESS;
+    if let Some(id) = forget {
+        let mut outcome = Ok(0);
+        let r = store.update(session, |s| {
+            outcome = remember::forget(s, id.as_deref());
+        });
+        return match r.map_err(|e| e.to_string()).and(outcome) {
+            Ok(n) => {
+                println!("{}", render::forgotten(session, n));
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("bashgate approvals: {e}");
+                ExitCode::from(1)
+            }
+        };
     }
     match store.load(session) {
         Ok(s) => {
-            let rows: Vec<serde_json::Value> = s
-                .remembered
-                .values()
-                .map(|r| {
-                    serde_json::json!({"approved": r.approved, "command": r.command, "at_ms": r.at_ms})
-                })
-                .collect();
+            let rows = remember::list(&s);
             if json {
                 println!(
                     "{}",
                     serde_json::json!({"session": session, "remembered": rows})
                 );
-            } else if s.remembered.is_empty() {
-                println!("session {session}: no remembered answers");
             } else {
-                for r in s.remembered.values() {
-                    let said = if r.approved { "approved" } else { "refused " };
-                    println!("{said}  {}", r.command);
-                }
+                print!("{}", render::remembered(session, &rows));
             }
             ExitCode::SUCCESS
         }

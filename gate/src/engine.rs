@@ -440,7 +440,7 @@ impl Gate {
         let ran = match self.tools().classify(call.tool, &self.config) {
             ToolKind::Bash => call
                 .command()
-                .map(|c| remember::fingerprint(call.cwd, c, &analyze(c)))
+                .map(|c| remember::fingerprint_of(call.cwd, c))
                 .filter(|fp| {
                     self.store
                         .load(call.session)

@@ -117,6 +117,84 @@ pub fn note_refused(state: &mut SessionState, fp: &str) {
     }
 }
 
+/// The person answered a question about this command outside the client
+/// (the daemon's `bashgate approve` or `deny`, or an approval that expired
+/// unanswered, which is a refusal).
+pub fn note_answer(state: &mut SessionState, fp: &str, command: &str, approved: bool) {
+    let mut r = state
+        .asked
+        .remove(fp)
+        .unwrap_or_else(|| entry(command, approved));
+    if state.remembered.len() >= MAX_REMEMBERED && !state.remembered.contains_key(fp) {
+        return;
+    }
+    r.approved = approved;
+    r.at_ms = taint::now_ms();
+    state.remembered.insert(fp.to_string(), r);
+}
+
+/// The fingerprint of a command's text, read by the analyzer here.
+pub fn fingerprint_of(cwd: &Path, command: &str) -> String {
+    fingerprint(cwd, command, &bashgate_analyzer::analyze(command))
+}
+
+/// One remembered answer, as `bashgate approvals` lists it; `id` is the
+/// start of its fingerprint, enough to forget just this one.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Listed {
+    pub id: String,
+    pub approved: bool,
+    pub command: String,
+    pub at_ms: u64,
+}
+
+/// The session's remembered answers, newest first.
+pub fn list(state: &SessionState) -> Vec<Listed> {
+    let mut rows: Vec<Listed> = state
+        .remembered
+        .iter()
+        .map(|(fp, r)| Listed {
+            id: fp.chars().take(12).collect(),
+            approved: r.approved,
+            command: r.command.clone(),
+            at_ms: r.at_ms,
+        })
+        .collect();
+    rows.sort_by(|a, b| b.at_ms.cmp(&a.at_ms).then(a.id.cmp(&b.id)));
+    rows
+}
+
+/// Forgets the remembered answer whose id starts with `id` (at least six
+/// characters, and only one may match), or every one (with the pending
+/// questions) when `id` is `None`. Returns how many were forgotten.
+pub fn forget(state: &mut SessionState, id: Option<&str>) -> Result<usize, String> {
+    let Some(id) = id else {
+        let n = state.remembered.len();
+        state.remembered.clear();
+        state.asked.clear();
+        return Ok(n);
+    };
+    if id.len() < 6 {
+        return Err(format!(
+            "`{id}` is too short to name one answer: give at least six characters of its id"
+        ));
+    }
+    let hits: Vec<String> = state
+        .remembered
+        .keys()
+        .filter(|fp| fp.starts_with(id))
+        .cloned()
+        .collect();
+    match hits.as_slice() {
+        [] => Err(format!("no remembered answer has the id `{id}`")),
+        [fp] => {
+            state.remembered.remove(fp);
+            Ok(1)
+        }
+        _ => Err(format!("`{id}` names {} answers; give more of the id", hits.len())),
+    }
+}
+
 fn entry(command: &str, approved: bool) -> Remembered {
     Remembered {
         approved,
@@ -172,5 +250,26 @@ mod tests {
         note_asked(&mut s, "c".into(), "y");
         note_refused(&mut s, "c");
         assert_eq!(recall(&s, "c", "`y`").unwrap().permission, Permission::Deny);
+    }
+
+    #[test]
+    fn answers_given_outside_the_client_are_remembered_and_can_be_forgotten() {
+        let mut s = SessionState::default();
+        let (a, b) = (fp("/p", "rm -rf build"), fp("/p", "git push -f"));
+        note_asked(&mut s, a.clone(), "rm -rf build");
+        note_answer(&mut s, &a, "rm -rf build", true);
+        note_answer(&mut s, &b, "git push -f", false);
+        assert!(s.asked.is_empty());
+        assert_eq!(recall(&s, &a, "x").unwrap().permission, Permission::Allow);
+        assert_eq!(recall(&s, &b, "x").unwrap().permission, Permission::Deny);
+        let rows = list(&s);
+        assert_eq!(rows.len(), 2);
+        assert!(forget(&mut s, Some("abc")).is_err());
+        assert!(forget(&mut s, Some("zzzzzzzz")).is_err());
+        assert_eq!(forget(&mut s, Some(&b[..8])), Ok(1));
+        assert!(recall(&s, &b, "x").is_none());
+        assert!(recall(&s, &a, "x").is_some());
+        assert_eq!(forget(&mut s, None), Ok(1));
+        assert!(recall(&s, &a, "x").is_none());
     }
 }

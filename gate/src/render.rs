@@ -132,3 +132,28 @@ fn line_starts(s: &str) -> Vec<usize> {
 fn char_width(s: &str) -> usize {
     s.chars().count()
 }
+
+/// `bashgate approvals`: one line per remembered answer.
+pub fn remembered(session: &str, rows: &[bashgate::remember::Listed]) -> String {
+    if rows.is_empty() {
+        return format!("session {session}: no remembered answers\n");
+    }
+    let mut out = String::new();
+    for r in rows {
+        let said = if r.approved { "approved" } else { "refused " };
+        let _ = writeln!(out, "{}  {said}  {}", r.id, r.command);
+    }
+    let _ = writeln!(
+        out,
+        "(`bashgate approvals --session {session} --revoke ID` forgets one; --forget forgets all)"
+    );
+    out
+}
+
+/// `bashgate approvals --forget/--revoke`: what was forgotten.
+pub fn forgotten(session: &str, n: usize) -> String {
+    match n {
+        1 => format!("bashgate approvals: session {session}: 1 answer forgotten; that command will be asked about again"),
+        n => format!("bashgate approvals: session {session}: {n} answers forgotten; those commands will be asked about again"),
+    }
+}

@@ -555,3 +555,65 @@ fn an_approval_through_the_daemon_is_remembered_for_the_session() {
     assert!(reason.contains("Do not ask for it again"), "{a:?}");
     assert!(d.pending().is_empty());
 }
+
+#[test]
+fn an_answer_on_the_host_is_remembered_without_the_clients_post_tool_event_and_can_be_revoked() {
+    let d = Daemon::start(HOST, CONTAINER, Listen::Unix);
+    let tok = d.session("quiet");
+    d.taint("quiet", true, true);
+    let url = d.url.clone();
+    let args = ["hook", "claude", "--remote", url.as_str()];
+    let pre = |cmd: &str| {
+        json!({
+            "session_id": "claude-q", "cwd": "/work", "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": cmd},
+        })
+    };
+    let said = |a: &bashgate_tests::daemon::HookAnswer| {
+        a.json["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    let (yes, no) = ("curl https://example.com/yes", "curl https://example.com/no");
+    // Approved on the host; this client never reports that it ran.
+    let hook = d.hook_with(&args, Some(&tok), &pre(yes));
+    let id = approval_id(&d.wait_pending(1)[0]);
+    assert!(d.cli(&["approve", &id]).status.success());
+    assert_eq!(said(&hook.finish()), "allow");
+    let hook = d.hook_with(&args, Some(&tok), &pre(no));
+    let id = approval_id(&d.wait_pending(1)[0]);
+    assert!(d.cli(&["deny", &id]).status.success());
+    assert_eq!(said(&hook.finish()), "deny");
+    // Asked again: answered at once from memory, approved and refused.
+    assert_eq!(said(&d.hook_with(&args, Some(&tok), &pre(yes)).finish()), "allow");
+    assert_eq!(said(&d.hook_with(&args, Some(&tok), &pre(no)).finish()), "deny");
+    assert!(d.pending().is_empty());
+    // `bashgate approvals --daemon` lists both.
+    let out = d.cli(&["approvals", "--daemon", "--session", "quiet", "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["remembered"].as_array().unwrap().clone();
+    assert_eq!(rows.len(), 2, "{v}");
+    let row = |cmd: &str| rows.iter().find(|r| r["command"] == cmd).unwrap().clone();
+    assert_eq!(row(yes)["approved"], true);
+    assert_eq!(row(no)["approved"], false);
+    // Revoking the approval: the next identical command waits for a person.
+    let id = row(yes)["id"].as_str().unwrap().to_string();
+    let out = d.cli(&["approvals", "--daemon", "--session", "quiet", "--revoke", &id]);
+    assert!(out.status.success(), "{out:?}");
+    let hook = d.hook_with(&args, Some(&tok), &pre(yes));
+    let id = approval_id(&d.wait_pending(1)[0]);
+    assert!(d.cli(&["deny", &id]).status.success());
+    assert_eq!(said(&hook.finish()), "deny");
+    // Forgetting all: the refusal is gone too.
+    let out = d.cli(&["approvals", "--daemon", "--session", "quiet", "--forget"]);
+    assert!(out.status.success(), "{out:?}");
+    let hook = d.hook_with(&args, Some(&tok), &pre(no));
+    let id = approval_id(&d.wait_pending(1)[0]);
+    assert!(d.cli(&["approve", &id]).status.success());
+    assert_eq!(said(&hook.finish()), "allow");
+    let out = d.cli(&["approvals", "--daemon", "--session", "nosuch"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no session"));
+}

@@ -6,6 +6,8 @@
 //!   working and the session's pending approvals are denied.
 //! - `POST /admin/sessions/NAME/taint` `{"corruption"?, "secret"?,
 //!   "detail"?}` sets taint; `DELETE` clears it (and the Cop cache).
+//! - `GET /admin/sessions/NAME/remembered`: the commands a person approved
+//!   or refused in the session; `DELETE` (`?id=ID` for one) forgets them.
 //! - `GET /admin/approvals?all=true`: pending (or all) approvals.
 //! - `POST /admin/approvals/ID/approve` and `/deny` `{"note"?}`.
 //! - `GET /admin/stats`: request counters since the daemon started.
@@ -25,6 +27,7 @@ use serde_json::json;
 
 use super::store::{random_bytes, token_hash, Answered};
 use super::{blocking, ApiError, ApiJson, ApiResult, App};
+use bashgate::remember;
 use bashgate::taint::{self, SessionState, Source};
 
 pub fn router(app: Arc<App>) -> Router {
@@ -34,6 +37,10 @@ pub fn router(app: Arc<App>) -> Router {
         .route(
             "/admin/sessions/{name}/taint",
             post(set_taint).delete(clear_taint),
+        )
+        .route(
+            "/admin/sessions/{name}/remembered",
+            get(list_remembered).delete(forget_remembered),
         )
         .route("/admin/approvals", get(list_approvals))
         .route("/admin/approvals/{id}/{verb}", post(answer))
@@ -197,6 +204,42 @@ async fn clear_taint(State(app): State<Arc<App>>, Path(name): Path<String>) -> A
     .await
 }
 
+async fn list_remembered(State(app): State<Arc<App>>, Path(name): Path<String>) -> ApiResult {
+    blocking(move || {
+        let state = app
+            .db
+            .load_state(&name)
+            .map_err(ApiError::internal)?
+            .ok_or_else(|| no_session(&name))?;
+        Ok(Json(
+            json!({ "session": name, "remembered": remember::list(&state) }),
+        ))
+    })
+    .await
+}
+
+#[derive(Deserialize)]
+struct ForgetQuery {
+    id: Option<String>,
+}
+
+async fn forget_remembered(
+    State(app): State<Arc<App>>,
+    Path(name): Path<String>,
+    Query(q): Query<ForgetQuery>,
+) -> ApiResult {
+    blocking(move || {
+        let n = app
+            .db
+            .update_state(&name, |s| remember::forget(s, q.id.as_deref()))
+            .map_err(ApiError::internal)?
+            .ok_or_else(|| no_session(&name))?
+            .map_err(|e| ApiError::new(StatusCode::NOT_FOUND, e))?;
+        Ok(Json(json!({ "session": name, "forgotten": n })))
+    })
+    .await
+}
+
 #[derive(Deserialize)]
 struct ListQuery {
     all: Option<bool>,
@@ -236,10 +279,14 @@ async fn answer(
     };
     let app2 = app.clone();
     let result = blocking(move || {
-        app2.db
+        let r = app2
+            .db
             .answer(&id, approve, body.note.as_deref())
-            .map_err(ApiError::internal)
-            .map(|r| (id, r))
+            .map_err(ApiError::internal)?;
+        if let Answered::Done(a) = &r {
+            super::approvals::remember(&app2, a);
+        }
+        Ok((id, r))
     })
     .await?;
     match result {

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use super::store::Approval;
 use super::{ApiError, App};
 use bashgate::decision::excerpt;
-use bashgate::taint;
+use bashgate::{remember, taint};
 
 /// The longest a single long poll is held open.
 pub const MAX_POLL: Duration = Duration::from_secs(60);
@@ -66,6 +66,24 @@ pub fn create(
         tokio::runtime::Handle::current().spawn(async move { hook.post(body).await });
     }
     Ok(a)
+}
+
+/// Remembers the person's answer in the session, so the same command is
+/// not asked about again (an expired approval is a refusal). Runs on the
+/// blocking pool.
+pub fn remember(app: &App, a: &Approval) {
+    let Some(command) = &a.command else { return };
+    let approved = a.status == "approved";
+    let cwd = std::path::PathBuf::from(a.cwd.as_deref().unwrap_or("/"));
+    let fp = remember::fingerprint_of(&cwd, command);
+    if let Err(e) = app.db.update_state(&a.session, |s| {
+        remember::note_answer(s, &fp, command, approved)
+    }) {
+        eprintln!(
+            "bashgate serve: cannot remember the answer to approval {}: {e}",
+            a.id
+        );
+    }
 }
 
 /// Records an approval's outcome in the audit log (event `approval`).
@@ -210,8 +228,15 @@ pub async fn sweep(app: Arc<App>) {
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        let db = app.db.clone();
-        match tokio::task::spawn_blocking(move || db.expire_due()).await {
+        let app2 = app.clone();
+        let expired = tokio::task::spawn_blocking(move || {
+            let due = app2.db.expire_due()?;
+            for a in &due {
+                remember(&app2, a);
+            }
+            Ok::<_, String>(due)
+        });
+        match expired.await {
             Ok(Ok(due)) if !due.is_empty() => {
                 for a in &due {
                     audit(&app, a);
