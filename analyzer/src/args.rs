@@ -3,6 +3,30 @@
 use crate::span::Span;
 use crate::word::{Value, Word};
 
+/// What a word's run-time parts can carry into its value: the output of a
+/// program that reaches the network, or decoded data. Code made of either
+/// is remote or obfuscated code, however it reaches the program that runs
+/// it (`sh -c "$(curl ...)"`, `bash <(curl ...)`, `eval "$x"` after
+/// `x=$(curl ...)`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Carries {
+    pub network: bool,
+    pub decoded: bool,
+}
+
+impl Carries {
+    pub fn any(self) -> bool {
+        self.network || self.decoded
+    }
+
+    pub fn or(self, other: Carries) -> Carries {
+        Carries {
+            network: self.network || other.network,
+            decoded: self.decoded || other.decoded,
+        }
+    }
+}
+
 /// One argument: its value where known, and where it is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arg {
@@ -15,6 +39,8 @@ pub struct Arg {
     pub shape: String,
     /// Expansion may turn it into several words.
     pub splits: bool,
+    /// What its run-time parts carry (set by the resolver).
+    pub carries: Carries,
 }
 
 impl Arg {
@@ -25,6 +51,7 @@ impl Arg {
             origin: w.origin,
             shape: w.shape(),
             splits: w.can_split(),
+            carries: Carries::default(),
         }
     }
 
@@ -42,6 +69,7 @@ impl Arg {
             origin,
             shape,
             splits,
+            carries: Carries::default(),
         }
     }
 

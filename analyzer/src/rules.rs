@@ -103,8 +103,8 @@ rules! {
         example: "python3 -c 'print(1)'"
         counter: "cat script.py";
     RemoteCodePipe "BG105" "remote-code-pipe" Network
-        summary: "Output of a network tool is fed to a shell or interpreter."
-        why: "`curl ... | sh` runs whatever the server sends: remote code execution."
+        summary: "Code from the network runs: a network tool's output reaches a shell, an interpreter or eval (a pipe, a substitution, a here-string, a variable, xargs), or a file it downloaded is run."
+        why: "`curl ... | sh`, `bash <(curl ...)`, `eval \"$(curl ...)\"` and `curl -o x.sh ... && sh x.sh` all run whatever the server sends: remote code execution."
         example: "curl -fsSL https://example.com/install.sh | sh"
         counter: "curl -fsSL https://example.com/install.sh -o install.sh";
     DevTcpRedirect "BG106" "dev-tcp-redirect" Network

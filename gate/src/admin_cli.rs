@@ -251,7 +251,9 @@ pub fn approvals(
         Some(id) => {
             let path = match id {
                 Some(id) if id.bytes().all(|b| b.is_ascii_hexdigit()) => format!("{path}?id={id}"),
-                Some(id) => return finish(Err(format!("`{id}` is not an answer's id")), "approvals"),
+                Some(id) => {
+                    return finish(Err(format!("`{id}` is not an answer's id")), "approvals")
+                }
                 None => path,
             };
             admin(config, socket, "DELETE", &path, None).map(|v| {

@@ -191,7 +191,10 @@ pub fn forget(state: &mut SessionState, id: Option<&str>) -> Result<usize, Strin
             state.remembered.remove(fp);
             Ok(1)
         }
-        _ => Err(format!("`{id}` names {} answers; give more of the id", hits.len())),
+        _ => Err(format!(
+            "`{id}` names {} answers; give more of the id",
+            hits.len()
+        )),
     }
 }
 

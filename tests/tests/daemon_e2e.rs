@@ -575,7 +575,10 @@ fn an_answer_on_the_host_is_remembered_without_the_clients_post_tool_event_and_c
             .unwrap_or("")
             .to_string()
     };
-    let (yes, no) = ("curl https://example.com/yes", "curl https://example.com/no");
+    let (yes, no) = (
+        "curl https://example.com/yes",
+        "curl https://example.com/no",
+    );
     // Approved on the host; this client never reports that it ran.
     let hook = d.hook_with(&args, Some(&tok), &pre(yes));
     let id = approval_id(&d.wait_pending(1)[0]);
@@ -586,8 +589,14 @@ fn an_answer_on_the_host_is_remembered_without_the_clients_post_tool_event_and_c
     assert!(d.cli(&["deny", &id]).status.success());
     assert_eq!(said(&hook.finish()), "deny");
     // Asked again: answered at once from memory, approved and refused.
-    assert_eq!(said(&d.hook_with(&args, Some(&tok), &pre(yes)).finish()), "allow");
-    assert_eq!(said(&d.hook_with(&args, Some(&tok), &pre(no)).finish()), "deny");
+    assert_eq!(
+        said(&d.hook_with(&args, Some(&tok), &pre(yes)).finish()),
+        "allow"
+    );
+    assert_eq!(
+        said(&d.hook_with(&args, Some(&tok), &pre(no)).finish()),
+        "deny"
+    );
     assert!(d.pending().is_empty());
     // `bashgate approvals --daemon` lists both.
     let out = d.cli(&["approvals", "--daemon", "--session", "quiet", "--json"]);
@@ -600,7 +609,14 @@ fn an_answer_on_the_host_is_remembered_without_the_clients_post_tool_event_and_c
     assert_eq!(row(no)["approved"], false);
     // Revoking the approval: the next identical command waits for a person.
     let id = row(yes)["id"].as_str().unwrap().to_string();
-    let out = d.cli(&["approvals", "--daemon", "--session", "quiet", "--revoke", &id]);
+    let out = d.cli(&[
+        "approvals",
+        "--daemon",
+        "--session",
+        "quiet",
+        "--revoke",
+        &id,
+    ]);
     assert!(out.status.success(), "{out:?}");
     let hook = d.hook_with(&args, Some(&tok), &pre(yes));
     let id = approval_id(&d.wait_pending(1)[0]);

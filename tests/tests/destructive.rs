@@ -139,4 +139,41 @@ fn profiles_on_the_destructive_corpus() {
     }
     eprintln!("{}", figures.join("\n"));
     insta::assert_yaml_snapshot!("profiles", pinned);
+    report_current(&figures, destructive.len(), benign.len());
+}
+
+/// The figures in `docs/accuracy.md` are these; with
+/// `BASHGATE_UPDATE_DOCS=1` the block is rewritten instead.
+fn report_current(figures: &[String], destructive: usize, benign: usize) {
+    use bashgate_corpus::report::{block, PROFILES_BEGIN, PROFILES_END};
+    let (d, b) = corpus_sizes();
+    let rows: String = figures.iter().map(|f| format!("- {f}\n")).collect();
+    let fresh = format!(
+        "{PROFILES_BEGIN}\n\n## Protection profiles\n\n\
+         The destructive-command corpus (`tests/corpus/destructive.toml`, written for \
+         bashgate): {d} destructive commands, each also run through `env`, `timeout`, \
+         `bash -c` and `eval` ({destructive} variants), and {b} near misses, each also run \
+         through `env` and `bash -c` ({benign} variants), decided by the built `bashgate \
+         hook json` in an untainted session. Stopped means asked or denied; every answer \
+         is pinned in `tests/tests/snapshots/destructive__profiles.snap`.\n\n{rows}\n\
+         Reproduce: `cargo test -p bashgate-tests --test destructive -- --nocapture`.\n\n{PROFILES_END}"
+    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/accuracy.md");
+    let doc = std::fs::read_to_string(path).unwrap();
+    let current =
+        block(&doc, PROFILES_BEGIN, PROFILES_END).expect("docs/accuracy.md has the profiles block");
+    if current == fresh {
+        return;
+    }
+    if std::env::var_os("BASHGATE_UPDATE_DOCS").is_some() {
+        std::fs::write(path, doc.replacen(current, &fresh, 1)).unwrap();
+        return;
+    }
+    panic!("docs/accuracy.md's protection-profile figures are stale: rerun with BASHGATE_UPDATE_DOCS=1");
+}
+
+fn corpus_sizes() -> (usize, usize) {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/destructive.toml");
+    let c: Corpus = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    (c.destructive.len(), c.benign.len())
 }

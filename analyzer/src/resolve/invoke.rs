@@ -2,14 +2,49 @@
 //! Wrappers and shells hand their inner programs back to [`Resolver::invoke`].
 
 use crate::analysis::Invocation;
-use crate::catalog::{Class, Entry, Escape, EscapeVerdict, ScriptLang, Writes};
+use crate::catalog::{Class, Entry, Escape, EscapeVerdict, ScriptLang, Special, Writes};
 use crate::rules::Rule;
 use crate::scripts;
 use crate::verdict::Verdict;
 use crate::word::Value;
 
 use super::{Feed, Frame, Output, Resolver};
-use crate::args::Arg;
+use crate::args::{Arg, Carries};
+
+/// Builtins that set shell variables from their input or arguments.
+const SETS_VARIABLES: &[&str] = &[
+    "read",
+    "mapfile",
+    "readarray",
+    "printf",
+    "declare",
+    "typeset",
+    "export",
+    "local",
+    "readonly",
+    "let",
+];
+
+/// Whether a program runs its arguments (or files they name) as code: a
+/// shell, a language runtime, a program with a script language of its own,
+/// or a builtin or wrapper that runs a string (`eval`, `source`, `su -c`).
+pub(super) fn runs_code(entry: &Entry) -> bool {
+    matches!(entry.class, Class::Shell | Class::Interpreter)
+        || entry.script.is_some()
+        || matches!(
+            entry.special,
+            Some(
+                Special::Eval
+                    | Special::Source
+                    | Special::Trap
+                    | Special::Su
+                    | Special::Flock
+                    | Special::Watch
+                    | Special::Script
+                    | Special::Parallel
+            )
+        )
+}
 use crate::word::runs_subscript;
 
 impl<'c> Resolver<'c> {
@@ -43,6 +78,11 @@ impl<'c> Resolver<'c> {
         }
         let name = match &name_arg.value {
             Value::Static(s) => s.clone(),
+            Value::Glob(_) | Value::Dynamic if name_arg.carries.any() => {
+                let v = self.code_from_output("the shell", name_arg, frame);
+                self.record(leaf(None, v), Output::default());
+                return;
+            }
             Value::Glob(_) | Value::Dynamic => {
                 let v = self.add(
                     frame,
@@ -68,6 +108,7 @@ impl<'c> Resolver<'c> {
             match self.catalog.system_program(&name) {
                 Some(base) => base.to_string(),
                 None => {
+                    self.note_code_file(name_arg, frame);
                     let mut v = self.add(
                         frame,
                         Rule::PathQualified,
@@ -117,6 +158,29 @@ impl<'c> Resolver<'c> {
             return;
         };
         let canon = canon.to_string();
+        if SETS_VARIABLES.contains(&canon.as_str()) {
+            let fed = match feed {
+                Feed::Pipe { network, decoded } => Carries {
+                    network: *network,
+                    decoded: *decoded,
+                },
+                _ => Carries::default(),
+            };
+            let carried = args[1..].iter().fold(fed, |c, a| c.or(a.carries));
+            self.variables_carry = self.variables_carry.or(carried);
+        }
+        let code_from_output = if runs_code(entry) {
+            args[1..]
+                .iter()
+                .find(|a| a.carries.any())
+                .map(|a| self.code_from_output(&format!("`{canon}`"), a, frame))
+        } else {
+            None
+        };
+        if let Some(v) = code_from_output {
+            self.record(leaf(Some(program), v), Output::default());
+            return;
+        }
         match entry.class {
             Class::Wrapper => {
                 let before = self.invocations.len();
@@ -154,6 +218,28 @@ impl<'c> Resolver<'c> {
                 };
                 self.record(leaf(Some(program), v), out);
             }
+        }
+    }
+
+    /// A program that runs code given code made from network output or
+    /// decoded data: remote (or obfuscated) code, as if it were piped in.
+    fn code_from_output(&mut self, who: &str, arg: &Arg, frame: &Frame) -> Verdict {
+        if arg.carries.network {
+            self.add(
+                frame,
+                Rule::RemoteCodePipe,
+                arg.span,
+                format!(
+                    "{who} runs code made from the output of a program that reaches the network"
+                ),
+            )
+        } else {
+            self.add(
+                frame,
+                Rule::DecodedCodePipe,
+                arg.span,
+                format!("{who} runs code made from decoded data"),
+            )
         }
     }
 
@@ -225,12 +311,21 @@ impl<'c> Resolver<'c> {
                 name_span,
                 format!("{what} downloads and installs packages"),
             ),
-            Class::Interpreter => self.add(
-                frame,
-                Rule::Interpreter,
-                name_span,
-                format!("{what} is a language runtime that can reach the network{reason}"),
-            ),
+            Class::Interpreter => {
+                // Its first operand is usually the program it runs.
+                if let Some(a) = rest
+                    .iter()
+                    .find(|a| !a.text().is_some_and(|t| t.starts_with('-')))
+                {
+                    self.note_code_file(a, frame);
+                }
+                self.add(
+                    frame,
+                    Rule::Interpreter,
+                    name_span,
+                    format!("{what} is a language runtime that can reach the network{reason}"),
+                )
+            }
             Class::RunsCode => self.add(
                 frame,
                 Rule::RunsProjectCode,

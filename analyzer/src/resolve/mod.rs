@@ -22,7 +22,7 @@ use crate::span::Span;
 use crate::verdict::Verdict;
 use crate::word::{runs_subscript, DynKind, Part, Value, Word};
 
-use crate::args::Arg;
+use crate::args::{Arg, Carries};
 
 /// Maps spans of the text being walked back onto the original command.
 #[derive(Debug, Clone, Copy)]
@@ -108,11 +108,20 @@ pub struct Resolver<'c> {
     /// Variables given a value only known at run time somewhere in the
     /// command (`x=$(...)`, `read x`, `for x in $(...)`).
     runtime_vars: HashMap<String, Span>,
+    /// What variables set in this command can carry: a variable assigned
+    /// from network output (`x=$(curl ...)`, `read x < <(curl ...)`) makes
+    /// every later `$x` suspect, since which variable is which is not
+    /// tracked.
+    variables_carry: Carries,
     /// Where `declare -i` (or kin) gives variables the integer attribute.
     integer_attribute: Option<(Span, Vec<String>)>,
     /// Substitutions inside arithmetic: their sole program (if any), where,
     /// and through what.
     arith_outputs: Vec<(Option<String>, Span, Vec<String>)>,
+    /// Files run as code (a script operand, `source`, `./file`): the path,
+    /// where, and through what; checked in `finish` against the files a
+    /// network program in the same command may have written.
+    code_files: Vec<(String, Span, Vec<String>)>,
     /// Every function the command defines, anywhere.
     functions: HashSet<String>,
 }
@@ -128,8 +137,10 @@ impl<'c> Resolver<'c> {
             outputs: Vec::new(),
             arith_refs: Vec::new(),
             runtime_vars: HashMap::new(),
+            variables_carry: Carries::default(),
             integer_attribute: None,
             arith_outputs: Vec::new(),
+            code_files: Vec::new(),
             functions: HashSet::new(),
         }
     }
@@ -306,9 +317,73 @@ impl<'c> Resolver<'c> {
         });
     }
 
+    /// Notes a file that runs as code.
+    pub(super) fn note_code_file(&mut self, arg: &Arg, frame: &Frame) {
+        if let Some(path) = arg.text() {
+            self.code_files
+                .push((path.to_string(), frame.map.map(arg.span), frame.via.clone()));
+        }
+    }
+
+    /// Files run as code that a network program in this command may have
+    /// written: downloaded and run, remote code through a file (`curl -o
+    /// i.sh URL && bash i.sh`, `wget URL/i.sh; sh i.sh`, `curl URL > x;
+    /// ./x`). What a network program may have written: any of its
+    /// arguments, the last part of a URL it was given, and (when any
+    /// program here reaches the network) every file a redirect writes.
+    fn downloaded_code(&mut self) {
+        let network: Vec<&Invocation> = self
+            .invocations
+            .iter()
+            .filter(|i| i.verdict == Verdict::Network)
+            // A runtime's own arguments are its program, not a download.
+            .filter(|i| {
+                let name = i.program.as_deref().unwrap_or("");
+                let base = name.rsplit('/').next().unwrap_or(name);
+                !self
+                    .catalog
+                    .lookup(base)
+                    .is_some_and(|(_, e)| invoke::runs_code(e))
+            })
+            .collect();
+        if network.is_empty() || self.code_files.is_empty() {
+            return;
+        }
+        let mut written: HashSet<String> = HashSet::new();
+        for inv in &network {
+            for a in inv.args.iter().flatten() {
+                written.insert(plain_path(a).to_string());
+                if let Some((_, rest)) = a.split_once("://") {
+                    let path = rest.split(['?', '#']).next().unwrap_or(rest);
+                    if let Some(last) = path.rsplit('/').next().filter(|l| !l.is_empty()) {
+                        written.insert(last.to_string());
+                    }
+                }
+            }
+        }
+        for r in self.redirects.iter().filter(|r| r.writes()) {
+            if let Some(t) = &r.target {
+                written.insert(plain_path(t).to_string());
+            }
+        }
+        for (path, span, via) in std::mem::take(&mut self.code_files) {
+            let p = plain_path(&path);
+            let base = p.rsplit('/').next().unwrap_or(p);
+            if written.contains(p) || written.contains(base) {
+                self.add_via(
+                    Rule::RemoteCodePipe,
+                    span,
+                    format!("`{path}` runs as code, and a program in this command that reaches the network may have downloaded it"),
+                    &via,
+                );
+            }
+        }
+    }
+
     /// Findings that need the whole command seen: arithmetic on variables
-    /// whose values are only known at run time.
+    /// whose values are only known at run time, files downloaded and run.
     pub fn finish(&mut self) {
+        self.downloaded_code();
         let refs = std::mem::take(&mut self.arith_refs);
         for (name, span, via) in refs {
             if self.runtime_vars.contains_key(&name) {
@@ -413,10 +488,12 @@ impl<'c> Resolver<'c> {
                 for w in &c.words {
                     self.word(w, frame);
                 }
-                for r in &c.redirects {
-                    self.redirect(r, frame);
-                }
-                let inner = stdin_of(&c.redirects).unwrap_or_else(|| feed.clone());
+                let carried: Vec<Carries> = c
+                    .redirects
+                    .iter()
+                    .map(|r| self.redirect(r, frame))
+                    .collect();
+                let inner = stdin_of(&c.redirects, &carried).unwrap_or_else(|| feed.clone());
                 self.commands(&c.body, frame, &inner);
             }
             Command::Function(f) => {
@@ -470,7 +547,8 @@ impl<'c> Resolver<'c> {
         }
         for a in &s.assignments {
             for v in &a.values {
-                self.word(v, frame);
+                let c = self.word(v, frame);
+                self.variables_carry = self.variables_carry.or(c);
             }
             match a.values.as_slice() {
                 [v] => match v.static_value() {
@@ -506,23 +584,36 @@ impl<'c> Resolver<'c> {
                 );
             }
         }
-        for w in &s.words {
-            self.word(w, frame);
-        }
-        for r in &s.redirects {
-            self.redirect(r, frame);
-        }
+        let carried: Vec<Carries> = s.words.iter().map(|w| self.word(w, frame)).collect();
+        let redirected: Vec<Carries> = s
+            .redirects
+            .iter()
+            .map(|r| self.redirect(r, frame))
+            .collect();
         if s.words.is_empty() {
             return;
         }
-        let feed = stdin_of(&s.redirects).unwrap_or_else(|| feed.clone());
-        let args: Vec<Arg> = s.words.iter().map(Arg::from_word).collect();
+        let feed = stdin_of(&s.redirects, &redirected).unwrap_or_else(|| feed.clone());
+        let args: Vec<Arg> = s
+            .words
+            .iter()
+            .zip(carried)
+            .map(|(w, carries)| Arg {
+                carries,
+                ..Arg::from_word(w)
+            })
+            .collect();
         self.invoke(&args, frame, &feed, 0);
     }
 
-    /// Walks the commands that run while a word is expanded.
-    fn word(&mut self, w: &Word, frame: &Frame) {
+    /// Walks the commands that run while a word is expanded; returns what
+    /// its value can carry from them (or from variables set in this
+    /// command).
+    fn word(&mut self, w: &Word, frame: &Frame) -> Carries {
+        let before = self.outputs.len();
+        let mut parameters = false;
         for part in &w.parts {
+            parameters |= matches!(part, Part::Dynamic(d) if d.kind == DynKind::Parameter);
             if let Part::Dynamic(d) = part {
                 if !d.commands.is_empty() {
                     // A substitution's commands read the shell's own input.
@@ -533,12 +624,25 @@ impl<'c> Resolver<'c> {
                 }
             }
         }
+        let mut carries = self.outputs[before..]
+            .iter()
+            .fold(Carries::default(), |c, o| {
+                c.or(Carries {
+                    network: o.network,
+                    decoded: o.decoded,
+                })
+            });
+        if parameters {
+            carries = carries.or(self.variables_carry);
+        }
+        carries
     }
 
-    fn redirect(&mut self, r: &Redirect, frame: &Frame) {
+    /// Records a redirect; returns what its word can carry.
+    fn redirect(&mut self, r: &Redirect, frame: &Frame) -> Carries {
         match &r.target {
             RedirectTarget::File(w) => {
-                self.word(w, frame);
+                let carries = self.word(w, frame);
                 let is_procsub = matches!(w.parts.as_slice(),
                     [Part::Dynamic(d)] if d.kind == DynKind::ProcessSubstitution);
                 self.redirects.push(RedirectUse {
@@ -594,6 +698,7 @@ impl<'c> Resolver<'c> {
                         }
                     }
                 }
+                carries
             }
             RedirectTarget::Heredoc { body, .. } => self.word(body, frame),
             RedirectTarget::Herestring(w) => self.word(w, frame),
@@ -606,9 +711,21 @@ impl<'c> Resolver<'c> {
     }
 }
 
-/// The stdin a command's own redirects give it; the last one wins.
-fn stdin_of(redirects: &[Redirect]) -> Option<Feed> {
-    let r = redirects.iter().rev().find(|r| r.feeds_stdin())?;
+/// The stdin a command's own redirects give it; the last one wins. Input
+/// made from network output (`< <(curl ...)`, `<<< "$(curl ...)"`) is fed
+/// as a pipe from the network would be.
+fn stdin_of(redirects: &[Redirect], carried: &[Carries]) -> Option<Feed> {
+    let (r, c) = redirects
+        .iter()
+        .zip(carried)
+        .rev()
+        .find(|(r, _)| r.feeds_stdin())?;
+    if c.any() {
+        return Some(Feed::Pipe {
+            network: c.network,
+            decoded: c.decoded,
+        });
+    }
     Some(match &r.target {
         RedirectTarget::Heredoc { body, .. } => Feed::Doc {
             text: body.static_value(),
@@ -623,6 +740,15 @@ fn stdin_of(redirects: &[Redirect]) -> Option<Feed> {
         },
         RedirectTarget::File(_) => Feed::File,
     })
+}
+
+/// A path without a leading `./`, for comparing names of one file.
+fn plain_path(p: &str) -> &str {
+    let mut p = p;
+    while let Some(rest) = p.strip_prefix("./") {
+        p = rest;
+    }
+    p
 }
 
 /// A path bash turns into a socket. Collapses `//` and `/./` first, which

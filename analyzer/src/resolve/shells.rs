@@ -193,6 +193,7 @@ impl<'c> Resolver<'c> {
         }
         if !stdin_mode {
             if let Some(file) = operands.first() {
+                self.note_code_file(file, frame);
                 let shown = file.text().unwrap_or("a file");
                 return verdict.max(self.add(
                     frame,

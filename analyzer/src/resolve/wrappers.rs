@@ -11,7 +11,7 @@ use crate::word::Value;
 use super::options::{self, Mode};
 use super::shells::Syntax;
 use super::{Feed, Frame, Resolver};
-use crate::args::Arg;
+use crate::args::{Arg, Carries};
 
 impl<'c> Resolver<'c> {
     /// Unwraps a wrapper; returns the wrapper's own verdict (its inner
@@ -32,6 +32,9 @@ impl<'c> Resolver<'c> {
             Some(Special::Eval) => self.eval(rest, name_span, frame, feed),
             Some(Special::Trap) => self.trap(rest, frame),
             Some(Special::Source) => {
+                if let Some(a) = rest.first() {
+                    self.note_code_file(a, frame);
+                }
                 let file = rest.first().and_then(Arg::text).unwrap_or("a file");
                 self.add(
                     frame,
@@ -40,7 +43,7 @@ impl<'c> Resolver<'c> {
                     format!("`{canon}` runs the script `{file}`"),
                 )
             }
-            Some(Special::Xargs) => self.xargs(entry, rest, name_span, &inner, wrappers),
+            Some(Special::Xargs) => self.xargs(entry, rest, name_span, &inner, feed, wrappers),
             Some(Special::Find) => self.find(entry, rest, &inner, wrappers),
             Some(Special::Busybox) => match rest.first().map(|a| &a.value) {
                 None => Verdict::Safe,
@@ -311,6 +314,7 @@ impl<'c> Resolver<'c> {
         rest: &[Arg],
         name_span: Span,
         inner: &Frame,
+        feed: &Feed,
         wrappers: usize,
     ) -> Verdict {
         // Options with optional values (-i[R], -e[EOF], -l[N], --replace[=R],
@@ -409,15 +413,27 @@ impl<'c> Resolver<'c> {
             // Without a program xargs runs echo.
             None => vec![Arg::literal("echo", name_span)],
         };
+        // The arguments xargs adds are its input: network output when that
+        // is what is piped in.
+        let input = |span| {
+            let mut a = Arg::dynamic(span);
+            if let Feed::Pipe { network, decoded } = feed {
+                a.carries = Carries {
+                    network: *network,
+                    decoded: *decoded,
+                };
+            }
+            a
+        };
         match &replace {
             Some(r) if !r.is_empty() => {
                 for a in command.iter_mut() {
                     if a.text().is_some_and(|t| t.contains(r.as_str())) {
-                        *a = Arg::dynamic(a.span);
+                        *a = input(a.span);
                     }
                 }
             }
-            _ => command.push(Arg::dynamic(name_span)),
+            _ => command.push(input(name_span)),
         }
         self.invoke(
             &command,

@@ -78,12 +78,12 @@ fn run(scope: Scope, opts: &Options) -> Result<ExitCode, Box<dyn std::error::Err
             s.time.as_secs_f64() * 1000.0
         );
     }
-    let text = report::render(&ev);
     let path = paths::report_path();
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    let text = report::keep_profiles(&report::render(&ev), &current);
     if let Err(skip) = &ev.external {
         println!("{skip}; {} left unchanged", path.display());
     } else if check {
-        let current = std::fs::read_to_string(&path).unwrap_or_default();
         if report::deterministic(&current) != report::deterministic(&text) {
             println!("{} is stale: run `{}`", path.display(), report::REGENERATE);
             return Ok(ExitCode::from(1));

@@ -16,13 +16,41 @@ pub const REGENERATE: &str = "cargo run --release -p bashgate-corpus --bin bashg
 const TIMINGS_BEGIN: &str = "<!-- timings: begin (not compared by the staleness test) -->";
 const TIMINGS_END: &str = "<!-- timings: end -->";
 
-/// The report without its timings block.
+/// The protection profiles' figures on the destructive-command corpus:
+/// measured through the gate by `tests/tests/destructive.rs`, which writes
+/// this block and fails when it is stale; the evaluation keeps it as it is.
+pub const PROFILES_BEGIN: &str =
+    "<!-- profiles: begin (written by `cargo test -p bashgate-tests --test destructive`) -->";
+pub const PROFILES_END: &str = "<!-- profiles: end -->";
+
+/// The report without its timings block and without the profiles' block.
 pub fn deterministic(report: &str) -> String {
-    match (report.find(TIMINGS_BEGIN), report.find(TIMINGS_END)) {
-        (Some(b), Some(e)) if b < e => {
-            format!("{}{}", &report[..b], &report[e + TIMINGS_END.len()..])
+    let mut r = report.to_string();
+    for (begin, end) in [(TIMINGS_BEGIN, TIMINGS_END), (PROFILES_BEGIN, PROFILES_END)] {
+        if let (Some(b), Some(e)) = (r.find(begin), r.find(end)) {
+            if b < e {
+                r = format!("{}{}", &r[..b], &r[e + end.len()..]);
+            }
         }
-        _ => report.to_string(),
+    }
+    r
+}
+
+/// The block between `begin` and `end` (markers included), if present.
+pub fn block<'a>(report: &'a str, begin: &str, end: &str) -> Option<&'a str> {
+    let b = report.find(begin)?;
+    let e = report[b..].find(end)? + b + end.len();
+    Some(&report[b..e])
+}
+
+/// `fresh` with its profiles block replaced by the one in `current`.
+pub fn keep_profiles(fresh: &str, current: &str) -> String {
+    match (
+        block(fresh, PROFILES_BEGIN, PROFILES_END),
+        block(current, PROFILES_BEGIN, PROFILES_END),
+    ) {
+        (Some(new), Some(old)) => fresh.replacen(new, old, 1),
+        _ => fresh.to_string(),
     }
 }
 
@@ -38,6 +66,10 @@ pub fn render(ev: &Evaluation) -> String {
         }
     }
     sources(&mut out);
+    let _ = writeln!(
+        out,
+        "{PROFILES_BEGIN}\n\n## Protection profiles\n\nNot measured yet.\n\n{PROFILES_END}\n"
+    );
     timings(&mut out, ev);
     out
 }

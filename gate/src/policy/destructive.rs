@@ -48,6 +48,14 @@ struct Rule {
     args: Vec<String>,
     #[serde(default)]
     arg_prefixes: Vec<String>,
+    /// Flags that must all be present, one of each group (`git branch
+    /// --delete --force` is `git branch -D`).
+    #[serde(default)]
+    together: Vec<Vec<String>>,
+    /// Flags that make the rule not apply (`git restore --staged` touches
+    /// only the index).
+    #[serde(default)]
+    unless_flags: Vec<String>,
     #[serde(default)]
     target: Target,
     /// Leading operands that are not paths (chmod's mode, chown's owner).
@@ -139,11 +147,8 @@ fn find(b: &BashCall) -> Option<(String, String, String)> {
         if let Some(t) = r.target.as_deref() {
             if data.block_devices.iter().any(|d| t.starts_with(d.as_str())) {
                 return Some((
-                    "this command".into(),
-                    format!(
-                        "writes onto the disk device `{t}` through a `{}` redirect",
-                        r.op
-                    ),
+                    format!("the redirect `{} {t}`", r.op),
+                    "writes onto a disk device".into(),
                     "write to a file in the project".into(),
                 ));
             }
@@ -182,6 +187,23 @@ impl Rule {
         if conditions && !rest.iter().any(|a| self.hits(a.as_deref())) {
             return None;
         }
+        // An argument known only at run time may be any flag.
+        let has = |flags: &[String]| {
+            rest.iter().any(|a| {
+                a.as_deref()
+                    .is_none_or(|a| flags.iter().any(|f| flag_present(a, f)))
+            })
+        };
+        if !self.together.iter().all(|group| has(group)) {
+            return None;
+        }
+        let unless = |a: &Option<String>| {
+            a.as_deref()
+                .is_some_and(|a| self.unless_flags.iter().any(|f| flag_present(a, f)))
+        };
+        if rest.iter().any(unless) {
+            return None;
+        }
         let shapes = &inv.shapes[inv.shapes.len().saturating_sub(rest.len())..];
         let operands = || {
             let mut past_options = false;
@@ -204,7 +226,7 @@ impl Rule {
                 .iter()
                 .zip(shapes)
                 .take_while(|(_, s)| !s.starts_with(['-', '(', '!']))
-                .find_map(|(_, s)| places.system_root(s))
+                .find_map(|(_, s)| places.root(s))
                 .map(Some),
             Target::Processes => {
                 let allowed = super::allowlist::pkill_allowed();
@@ -279,20 +301,7 @@ impl<'a> Places<'a> {
 
     /// Why an operand (its shape: `*` for run-time parts) is protected.
     fn protected(&self, shape: &str) -> Option<String> {
-        // `*` alone, or a run-time part before the first `/`: it can be
-        // anywhere. (`*.o` stays in the working directory.)
-        if shape == "*" || shape.is_empty() {
-            return Some(
-                "`*` is everything in the working directory, or a value known only at run time"
-                    .into(),
-            );
-        }
-        if shape.starts_with("*/") || (shape.starts_with('*') && shape.contains('/')) {
-            return Some(format!(
-                "`{shape}` starts with a part known only at run time"
-            ));
-        }
-        if let Some(w) = self.system_root(shape) {
+        if let Some(w) = self.root(shape) {
             return Some(w);
         }
         let trimmed = shape.trim_end_matches('/');
@@ -308,6 +317,26 @@ impl<'a> Places<'a> {
             return Some(format!("`{shape}` is the whole project"));
         }
         None
+    }
+
+    /// A starting point that may be anywhere (its leading part is known
+    /// only at run time), or the root, the home directory or a system
+    /// directory.
+    fn root(&self, shape: &str) -> Option<String> {
+        // `*` alone, or a run-time part before the first `/`: it can be
+        // anywhere. (`*.o` stays in the working directory.)
+        if shape == "*" || shape.is_empty() {
+            return Some(
+                "an operand is known only at run time (a variable, a glob or a substitution), so it may be anywhere"
+                    .into(),
+            );
+        }
+        if shape.starts_with("*/") || (shape.starts_with('*') && shape.contains('/')) {
+            return Some(format!(
+                "`{shape}` starts with a part known only at run time"
+            ));
+        }
+        self.system_root(shape)
     }
 
     /// The root, the home directory or a system directory.
