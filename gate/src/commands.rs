@@ -314,22 +314,12 @@ pub fn config_check(flag: Option<&Path>) -> ExitCode {
     };
     println!("configuration: {from}");
     println!("state directory: {}", c.state_dir().display());
-    let mut layers = vec!["always"];
-    if c.denylist_enabled() {
-        layers.push("denylist");
-    }
-    if c.allowlist.enabled {
-        layers.push("allowlist");
-    }
-    if c.git_guard.enabled {
-        layers.push("git-guard");
-    }
-    if !c.allowed_dirs().is_empty() {
-        layers.push("paths");
-    }
-    if !c.plugins.is_empty() {
-        layers.push("plugins");
-    }
+    // The layers this configuration turns on, in the order they run.
+    let mut layers: Vec<&str> = bashgate::policy::LAYERS
+        .iter()
+        .filter(|(_, build)| build(&c).is_some())
+        .map(|(name, _)| *name)
+        .collect();
     if c.taint.cascade {
         layers.push("cascade");
     }

@@ -47,6 +47,8 @@ pub enum Layer {
     Person,
     /// The protection profile's destructive-command layer.
     Destructive,
+    /// A command the analyzer could not read to the end.
+    Limits,
 }
 
 impl Layer {
@@ -68,6 +70,7 @@ impl Layer {
             Layer::Remembered => "remembered",
             Layer::Person => "person",
             Layer::Destructive => "destructive",
+            Layer::Limits => "limits",
         }
     }
 }

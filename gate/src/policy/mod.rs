@@ -12,6 +12,7 @@ pub mod always;
 pub mod denylist;
 pub mod destructive;
 pub mod gitguard;
+pub mod incomplete;
 pub mod layer;
 pub mod paths;
 pub mod payload;
@@ -32,6 +33,7 @@ pub type Build = fn(&Config) -> Option<Box<dyn PolicyLayer + Send + Sync>>;
 /// user's lists, then what needs the session's taint, then plugins.
 pub const LAYERS: &[(&str, Build)] = &[
     ("always", always::build),
+    ("limits", incomplete::build),
     ("destructive", destructive::build),
     ("self-protection", selfguard::build),
     ("denylist", denylist::build),
