@@ -207,8 +207,12 @@ pub fn taint_show(flag: Option<&Path>, session: &str, json: bool) -> ExitCode {
         Ok(x) => x,
         Err(code) => return code,
     };
-    match Store::new(&c.state_dir()).load(session) {
-        Ok(s) => {
+    let store = Store::new(&c.state_dir());
+    match store.load(session) {
+        Ok(mut s) => {
+            if let Some(why) = store.lost(session) {
+                s.assume_lost(&why);
+            }
             if json {
                 println!(
                     "{}",

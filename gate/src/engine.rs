@@ -224,7 +224,11 @@ impl Gate {
             secret: self.config.contains_secrets,
         };
         match self.store.load(session) {
-            Ok(s) => {
+            Ok(mut s) => {
+                // A taint that could not be recorded may have been either.
+                if let Some(why) = self.store.lost(session) {
+                    s.assume_lost(&why);
+                }
                 let t = s.taint.union(forced);
                 (s, Ok(t))
             }
@@ -305,6 +309,15 @@ impl Gate {
             taint: &taint,
         };
         let mut decision = self.walk(&call, &state);
+        // Say so when the taint is assumed because it could not be recorded.
+        if decision.permission != Permission::Allow {
+            if let Some(src) = state.sources.iter().find(|s| s.tool == "bashgate") {
+                decision.reason = format!(
+                    "{} The session counts as tainted: {}.",
+                    decision.reason, src.detail
+                );
+            }
+        }
         if let Subject::Bash(b) = &call.subject {
             if decision.permission == Permission::Ask {
                 decision = self.recall_or_note(call.tool, b, &state, decision);
@@ -435,6 +448,12 @@ impl Gate {
     /// Records a finished tool call: its taint, and (when the person had
     /// been asked about it) that the person approved it. Returns the taint
     /// sources added.
+    /// After `record` failed: marks the session as carrying every flag
+    /// (see `SessionStore::mark_lost`). Returns whether the mark was kept.
+    pub fn mark_lost(&self, session: &str, why: &str) -> bool {
+        self.store.mark_lost(session, why)
+    }
+
     pub fn record(&self, call: &ToolCall) -> Result<Vec<Source>, StateError> {
         let sources = self.taint_sources(call);
         let ran = match self.tools().classify(call.tool, &self.config) {

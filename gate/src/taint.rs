@@ -96,6 +96,18 @@ pub struct SessionState {
 }
 
 impl SessionState {
+    /// A taint that could not be recorded may have been either flag.
+    pub fn assume_lost(&mut self, why: &str) {
+        for flag in ["corruption", "secret"] {
+            self.add_source(Source {
+                flag: flag.into(),
+                tool: "bashgate".into(),
+                detail: format!("bashgate could not record what an earlier tool call read ({why}), so it assumes the worst until `bashgate taint clear`"),
+                at_ms: now_ms(),
+            });
+        }
+    }
+
     pub fn add_source(&mut self, s: Source) {
         match s.flag.as_str() {
             "corruption" => self.taint.corruption = true,
@@ -238,17 +250,67 @@ impl Store {
         Ok(())
     }
 
-    /// Removes a session's state (taint and cache).
+    /// Removes a session's state (taint and cache), and any mark that its
+    /// taint was lost.
     pub fn clear(&self, session: &str) -> Result<bool, StateError> {
         let io_err = |source| StateError::Io {
             dir: self.dir.clone(),
             source,
         };
+        for marker in self.lost_markers(session) {
+            let _ = fs::remove_file(marker);
+        }
         match fs::remove_file(self.path(session)) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
             Err(e) => Err(io_err(e)),
         }
+    }
+
+    /// Where the mark that a session's taint could not be recorded goes:
+    /// beside its state, and in a directory on another filesystem (the
+    /// runtime directory or the temporary one), for when the state's disk
+    /// is full or read-only.
+    fn lost_markers(&self, session: &str) -> Vec<PathBuf> {
+        let stem = Store::stem(session);
+        let elsewhere = std::env::var_os("XDG_RUNTIME_DIR")
+            .map(PathBuf::from)
+            .filter(|d| d.is_dir())
+            .unwrap_or_else(std::env::temp_dir);
+        let which = hex(&Sha256::digest(self.dir.to_string_lossy().as_bytes())[..8]);
+        vec![
+            self.dir.join(format!("{stem}.lost")),
+            elsewhere
+                .join(format!("bashgate-lost-{which}"))
+                .join(format!("{stem}.lost")),
+        ]
+    }
+
+    /// Marks that a taint for this session could not be recorded; the
+    /// session is then treated as carrying every flag. Returns whether any
+    /// mark was written.
+    pub fn mark_lost(&self, session: &str, why: &str) -> bool {
+        let mut any = false;
+        for m in self.lost_markers(session) {
+            if let Some(dir) = m.parent() {
+                let _ = fs::create_dir_all(dir);
+            }
+            any |= fs::write(&m, why.as_bytes()).is_ok() || m.exists();
+        }
+        any
+    }
+
+    /// Why this session's taint was lost, if it was.
+    pub fn lost(&self, session: &str) -> Option<String> {
+        self.lost_markers(session).into_iter().find_map(|m| {
+            fs::metadata(&m).ok()?;
+            Some(
+                fs::read_to_string(&m)
+                    .ok()
+                    .filter(|t| !t.trim().is_empty())
+                    .unwrap_or_else(|| "a taint could not be recorded".into()),
+            )
+        })
     }
 }
 
@@ -262,11 +324,28 @@ pub trait SessionStore {
         session: &str,
         f: Box<dyn FnOnce(&mut SessionState) + '_>,
     ) -> Result<(), StateError>;
+    /// Marks that a taint could not be recorded (see `Store::mark_lost`).
+    /// A store that cannot mark returns `false`.
+    fn mark_lost(&self, _session: &str, _why: &str) -> bool {
+        false
+    }
+    /// Why a taint of this session was lost, if one was.
+    fn lost(&self, _session: &str) -> Option<String> {
+        None
+    }
 }
 
 impl SessionStore for Store {
     fn load(&self, session: &str) -> Result<SessionState, StateError> {
         Store::load(self, session)
+    }
+
+    fn mark_lost(&self, session: &str, why: &str) -> bool {
+        Store::mark_lost(self, session, why)
+    }
+
+    fn lost(&self, session: &str) -> Option<String> {
+        Store::lost(self, session)
     }
 
     fn update_with(

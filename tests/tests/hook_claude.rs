@@ -492,3 +492,57 @@ fn init_claude_profile_sets_the_projects_protection() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(s.bash("p4", "git reset --hard").decision(), "allow");
 }
+
+#[test]
+fn a_taint_that_cannot_be_recorded_taints_the_session_and_the_person_is_told() {
+    let mut s = Sandbox::new();
+    let runtime = s.project().parent().unwrap().join("runtime");
+    std::fs::create_dir_all(&runtime).unwrap();
+    s.set("XDG_RUNTIME_DIR", &runtime.display().to_string());
+    // Untainted, a plain download passes.
+    assert_eq!(
+        s.bash("full", "curl https://example.com").decision(),
+        "allow"
+    );
+    // The session's state can be read but no longer written (as on a full
+    // or read-only disk; a directory where the lock file goes does it even
+    // for root).
+    std::fs::create_dir_all(s.state().join("sessions/full.lock")).unwrap();
+    let a = s.post(
+        "full",
+        "WebFetch",
+        json!({"url": "https://example.com/page", "prompt": "summarize"}),
+    );
+    let told = a.json["systemMessage"].as_str().unwrap_or("");
+    assert!(told.contains("could not record"), "{a:?}");
+    assert!(told.contains("treated as tainted"), "{a:?}");
+    // Every flag it might have gained is assumed.
+    let a = s.bash("full", "curl https://example.com");
+    assert_eq!(a.decision(), "ask", "{a:?}");
+    assert!(a.reason().contains("could not record"), "{}", a.reason());
+    let shown = s.run(&["taint", "show", "--session", "full", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(
+        v["taint"],
+        json!({"corruption": true, "secret": true}),
+        "{v}"
+    );
+    // Without the mark beside the state, the one elsewhere still holds.
+    for e in std::fs::read_dir(s.state().join("sessions")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "lost") {
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+    assert_eq!(s.bash("full", "curl https://example.com").decision(), "ask");
+    // The person clears it: a fresh start.
+    std::fs::remove_dir(s.state().join("sessions/full.lock")).unwrap();
+    assert!(s
+        .run(&["taint", "clear", "--session", "full"])
+        .status
+        .success());
+    assert_eq!(
+        s.bash("full", "curl https://example.com").decision(),
+        "allow"
+    );
+}

@@ -50,6 +50,8 @@ impl Protocol for Claude {
                 }
             }),
             Reply::Nothing => json!({}),
+            // Shown to the person; the call itself is not affected.
+            Reply::Warning(m) => json!({ "systemMessage": m }),
         }
     }
 

@@ -67,7 +67,7 @@ impl Protocol for JsonHook {
             // Never produced for this protocol (every request is decided and
             // allows are not deferred). Were it ever, the caller runs nothing
             // unasked: a missing decision must not read as an allow.
-            Reply::Nothing => json!({
+            Reply::Nothing | Reply::Warning(_) => json!({
                 "decision": "ask",
                 "reason": "bashgate made no decision about this call; approve it only if you expect it",
             }),

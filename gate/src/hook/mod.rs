@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use bashgate::audit::{Audit, Record};
 use bashgate::config::{self, OnError};
@@ -61,6 +61,9 @@ pub enum Reply<'a> {
     /// Nothing to decide (an event after a tool ran, or one we do not
     /// handle): the client goes on as it would without the hook.
     Nothing,
+    /// Nothing to decide, but something the person must be told (shown by
+    /// clients that can show it).
+    Warning(&'a str),
 }
 
 /// How one client speaks: its event in, its answer out.
@@ -242,7 +245,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
             Record::of_outcome(&call, P::audit_event(&event.kind), &outcome),
         );
     } else {
-        record_taint(&gate, &call, P::audit_event(&event.kind), audit.as_deref());
+        record_taint::<P>(&gate, &call, P::audit_event(&event.kind), audit.as_deref());
         // `record_taint` answers as soon as the state is written.
     }
 }
@@ -265,9 +268,43 @@ fn process_cwd() -> PathBuf {
 }
 
 /// After a tool ran: its taint into the session, then the answer.
-fn record_taint(gate: &Gate, call: &ToolCall, event: &str, audit: Option<&Path>) {
+fn record_taint<P: Protocol>(gate: &Gate, call: &ToolCall, event: &str, audit: Option<&Path>) {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| gate.record(call)));
-    answer(&json!({}));
+    let failure = match &result {
+        Ok(Err(e)) => Some(e.to_string()),
+        Err(_) => Some("an internal error (a bug; please report it)".to_string()),
+        Ok(Ok(_)) => None,
+    };
+    let Some(why) = failure else {
+        answer(&P::render(Reply::Nothing));
+        return record_sources(result, call, event, audit);
+    };
+    // The agent may have filled the disk itself: never let a lost taint
+    // read as a clean session.
+    let kept = gate.mark_lost(call.session, &why);
+    let msg = if kept {
+        format!("bashgate could not record what this {} call read ({why}); the session is now treated as tainted with untrusted content and secrets until `bashgate taint clear --session {}`", call.tool, call.session)
+    } else {
+        format!("bashgate could not record what this {} call read ({why}), nor mark the session as tainted: later commands in this session may be allowed as if nothing untrusted was read. Fix the state directory, then review this session", call.tool)
+    };
+    answer(&P::render(Reply::Warning(&msg)));
+    eprintln!("bashgate: {msg}");
+    let d = Decision::allow(Layer::State, msg);
+    let mut r = Record::decided(call.session, event, call.tool, call.cwd, &d);
+    r.decision = "taint".into();
+    r.command = call.command().map(str::to_string);
+    r.corruption = Some(true);
+    r.secret = Some(true);
+    write_audit(audit, r);
+}
+
+/// The audit record of the taint a finished call added.
+fn record_sources(
+    result: std::thread::Result<Result<Vec<bashgate::taint::Source>, bashgate::taint::StateError>>,
+    call: &ToolCall,
+    event: &str,
+    audit: Option<&Path>,
+) {
     match result {
         Ok(Ok(sources)) if !sources.is_empty() => {
             let d = Decision::allow(
@@ -285,11 +322,7 @@ fn record_taint(gate: &Gate, call: &ToolCall, event: &str, audit: Option<&Path>)
             r.secret = Some(sources.iter().any(|s| s.flag == "secret"));
             write_audit(audit, r);
         }
-        Ok(Ok(_)) => {}
-        Ok(Err(e)) => eprintln!("bashgate: taint not recorded: {e}"),
-        Err(_) => {
-            eprintln!("bashgate: internal error while recording taint (a bug; please report it)")
-        }
+        _ => {}
     }
 }
 

@@ -39,7 +39,8 @@ impl PolicyLayer for Incomplete {
             "bashgate could not read all of it ({}), so what lies past that point was not checked",
             f.message
         );
-        let instead = "split the work into shorter commands, or write the long part to a file and run that";
+        let instead =
+            "split the work into shorter commands, or write the long part to a file and run that";
         Step::Decide(match self.profile {
             Profile::Strict => Decision::deny(
                 Layer::Limits,
