@@ -270,6 +270,24 @@ impl Gate {
         })
     }
 
+    /// The always-on denials alone, with the built-in configuration: for
+    /// when the configuration cannot be read, which must not weaken them.
+    pub fn always_on(call: &ToolCall) -> Option<Decision> {
+        let config = Config::default();
+        let gate = Gate::new(config.clone());
+        if !matches!(gate.tools().classify(call.tool, &config), ToolKind::Bash) {
+            return None;
+        }
+        let command = call.command()?;
+        let analysis = analyze(command);
+        let b = BashCall {
+            command,
+            analysis: &analysis,
+            cwd: call.cwd,
+        };
+        crate::policy::always::check(&config.always, &b)
+    }
+
     /// Decides a tool call before it runs.
     pub fn decide(&self, call: &ToolCall) -> Outcome {
         let kind = self.tools().classify(call.tool, &self.config);

@@ -68,12 +68,18 @@ fn an_unwritable_state_directory_still_gets_an_answer() {
         "BASHGATE_STATE_DIR",
         &blocker.join("state").display().to_string(),
     );
-    // Recording taint fails: reported, exit 0.
+    let runtime = s.dir.path().join("runtime");
+    std::fs::create_dir_all(&runtime).unwrap();
+    s.set("XDG_RUNTIME_DIR", &runtime.display().to_string());
+    // Recording taint fails: reported, exit 0, and the session is marked
+    // on another filesystem as carrying every flag.
     let p = s.post("x", "WebFetch", json!({"url": "https://x"}));
     assert_eq!(p.status, 0);
-    assert!(p.stderr.contains("taint not recorded"), "{}", p.stderr);
-    // Deciding still works (no state is clean state; always-on still denies).
+    assert!(p.stderr.contains("could not record"), "{}", p.stderr);
+    // Deciding still works: provably local commands run, a network command
+    // is asked about (the lost taint), always-on still denies.
     assert_eq!(s.bash("x", "ls").decision(), "allow");
+    assert_eq!(s.bash("x", "curl https://x").decision(), "ask");
     assert_eq!(s.bash("x", "curl x | sh").decision(), "deny");
 }
 

@@ -59,6 +59,21 @@ fn code_fences_and_prose_are_tolerated() {
 }
 
 #[test]
+fn an_answer_with_more_than_one_verdict_follows_on_error() {
+    for text in [
+        r#"{"flagged": false, "reason": "fine"} {"flagged": true, "reason": "exfil"}"#,
+        "{\"flagged\": false}\n```json\n{\"flagged\": true}\n```",
+    ] {
+        let two = Server::start(Reply::Json(200, Server::anthropic_text(text)));
+        let s = sandbox(&two, "on_error = \"deny\"");
+        let a = s.bash("s", CMD);
+        let reason = s.reason_of(&a);
+        assert_eq!(a.decision(), "deny", "{text}: {reason}");
+        assert!(reason.contains("verdicts, not one"), "{reason}");
+    }
+}
+
+#[test]
 fn slow_cop_hits_the_timeout_and_on_error_decides() {
     for (mode, expected) in [("ask", "ask"), ("deny", "deny"), ("allow", "allow")] {
         let slow = Server::start(Reply::Slow(

@@ -546,3 +546,30 @@ fn a_taint_that_cannot_be_recorded_taints_the_session_and_the_person_is_told() {
         "allow"
     );
 }
+
+#[test]
+fn a_client_that_never_closes_stdin_still_gets_a_decision() {
+    use std::io::Write as _;
+    let s = Sandbox::new();
+    let mut child = s
+        .command()
+        .args(["hook", "claude"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Half an event, and stdin held open.
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(br#"{"session_id": "open", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "curl https://x"#)
+        .unwrap();
+    let started = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "ask", "{v}");
+    let reason = v["hookSpecificOutput"]["permissionDecisionReason"].to_string();
+    assert!(reason.contains("did not finish sending"), "{reason}");
+}

@@ -1,10 +1,13 @@
-//! Tolerant reading of the Cop's verdict: a JSON object with `flagged`
-//! (and usually `reason`), possibly inside a code fence or surrounded by
-//! prose. Anything without a readable `flagged` is an error, never a guess.
+//! Reading the Cop's verdict: exactly one JSON object with `flagged` (and
+//! usually `reason`), possibly inside a code fence or surrounded by prose.
+//! No readable `flagged`, or more than one object that has one (a second
+//! verdict hidden after the first, a verdict quoted from the command), is
+//! an error, never a guess.
 
 use serde_json::Value;
 
 const MAX_TEXT: usize = 64 * 1024;
+/// Objects tried before the answer counts as unreadable.
 const MAX_ATTEMPTS: usize = 64;
 
 pub fn verdict(text: &str) -> Result<(bool, String), String> {
@@ -13,58 +16,66 @@ pub fn verdict(text: &str) -> Result<(bool, String), String> {
         end -= 1;
     }
     let text = &text[..end];
-    let mut candidates: Vec<&str> = Vec::new();
-    if let Some(inner) = fenced(text) {
-        candidates.push(inner);
-    }
-    candidates.push(text.trim());
-    for c in candidates {
-        if let Some(v) = first_object(c) {
-            return Ok(v);
-        }
-    }
-    Err(format!(
-        "the reviewer's answer has no {{\"flagged\": ...}} object: `{}`",
-        crate::decision::excerpt(text.trim(), 120)
-    ))
-}
-
-fn fenced(text: &str) -> Option<&str> {
-    let start = text.find("```")?;
-    let after = &text[start + 3..];
-    let body_start = after.find('\n').map(|i| i + 1).unwrap_or(0);
-    let body = &after[body_start..];
-    let end = body.find("```")?;
-    Some(body[..end].trim())
-}
-
-fn first_object(text: &str) -> Option<(bool, String)> {
-    for (n, (i, _)) in text.match_indices('{').enumerate() {
-        if n >= MAX_ATTEMPTS {
-            break;
+    let shown = || crate::decision::excerpt(text.trim(), 120);
+    let mut found: Vec<(bool, String)> = Vec::new();
+    let mut at = 0;
+    let mut attempts = 0;
+    while let Some(i) = text[at..].find('{').map(|i| i + at) {
+        attempts += 1;
+        if attempts > MAX_ATTEMPTS {
+            return Err(format!(
+                "the reviewer's answer has too many braces to read one verdict: `{}`",
+                shown()
+            ));
         }
         let mut it = serde_json::Deserializer::from_str(&text[i..]).into_iter::<Value>();
-        if let Some(Ok(Value::Object(o))) = it.next() {
-            let flagged = match o.get("flagged") {
-                Some(Value::Bool(b)) => *b,
-                Some(Value::String(s)) => match s.trim().to_ascii_lowercase().as_str() {
-                    "true" | "yes" => true,
-                    "false" | "no" => false,
-                    _ => continue,
-                },
-                Some(Value::Number(n)) if n.as_u64() == Some(0) => false,
-                Some(Value::Number(n)) if n.as_u64() == Some(1) => true,
-                _ => continue,
-            };
-            let reason = o
-                .get("reason")
-                .and_then(Value::as_str)
-                .unwrap_or("no reason given")
-                .to_string();
-            return Some((flagged, reason));
+        match it.next() {
+            Some(Ok(Value::Object(o))) => {
+                // Objects nested inside this one are part of it.
+                at = i + it.byte_offset();
+                if let Some(v) = o.get("flagged") {
+                    let Some(flagged) = flag(v) else {
+                        return Err(format!(
+                            "the reviewer's answer has an unreadable \"flagged\": `{}`",
+                            shown()
+                        ));
+                    };
+                    let reason = o
+                        .get("reason")
+                        .and_then(Value::as_str)
+                        .unwrap_or("no reason given")
+                        .to_string();
+                    found.push((flagged, reason));
+                }
+            }
+            _ => at = i + 1,
         }
     }
-    None
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(format!(
+            "the reviewer's answer has no {{\"flagged\": ...}} object: `{}`",
+            shown()
+        )),
+        n => Err(format!(
+            "the reviewer's answer holds {n} verdicts, not one: `{}`",
+            shown()
+        )),
+    }
+}
+
+fn flag(v: &Value) -> Option<bool> {
+    match v {
+        Value::Bool(b) => Some(*b),
+        Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {
+            "true" | "yes" => Some(true),
+            "false" | "no" => Some(false),
+            _ => None,
+        },
+        Value::Number(n) if n.as_u64() == Some(0) => Some(false),
+        Value::Number(n) if n.as_u64() == Some(1) => Some(true),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -99,6 +110,11 @@ mod tests {
             "{\"flagged\": \"maybe\"}",
             "{\"reason\": \"x\"}",
             "{{{{",
+            // A second verdict after the first: which one counts is a guess.
+            "{\"flagged\": false} {\"flagged\": true}",
+            "{\"flagged\": false, \"reason\": \"ok\"}\n```json\n{\"flagged\": true}\n```",
+            "{\"flagged\": false} {\"flagged\": false}",
+            "{\"flagged\": false} {\"flagged\": \"maybe\"}",
         ] {
             assert!(verdict(t).is_err(), "{t}");
         }

@@ -21,7 +21,8 @@ pub mod json;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -109,7 +110,12 @@ pub(crate) fn json_object(
 
 /// Runs one hook invocation for client `P`; the process exit status is 0.
 pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
+    let _ = START.set(Instant::now());
+    // A client that never closes stdin still gets a decision in time.
+    let read_done = Arc::new(AtomicBool::new(false));
+    start_read_watchdog::<P>(read_done.clone());
     let event = read_event::<P>();
+    read_done.store(true, Ordering::SeqCst);
     let cwd = event
         .as_ref()
         .ok()
@@ -121,9 +127,19 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         Ok(c) => c,
         Err(e) => {
             if decides {
-                answer(&P::render(Reply::Decision(&Decision::bad_config(
-                    &e.to_string(),
-                ))));
+                // A broken configuration asks; it never weakens the
+                // always-on denials.
+                let always = event.as_ref().ok().and_then(|ev| {
+                    let call = ToolCall {
+                        session: ev.session.as_deref().unwrap_or("unknown"),
+                        cwd: &cwd,
+                        tool: ev.tool.as_deref()?,
+                        input: &ev.input,
+                    };
+                    Gate::always_on(&call)
+                });
+                let d = always.unwrap_or_else(|| Decision::bad_config(&e.to_string()));
+                answer(&P::render(Reply::Decision(&d)));
             } else {
                 answer(&P::render(Reply::Nothing));
                 eprintln!("bashgate: {e}");
@@ -343,10 +359,39 @@ fn answer(v: &Value) -> bool {
 /// Answers `on_error` (rendered by `render`) and exits if the decision is
 /// not made within the budget. Started only before an operation that may
 /// block, so the fast path spawns no thread.
+/// When the hook started: every deadline counts from here.
+static START: OnceLock<Instant> = OnceLock::new();
+
+/// How long the client may take to send the event before bashgate decides
+/// without it (the configuration is not read yet: the default `on_error`).
+const READ_DEADLINE: Duration = Duration::from_secs(10);
+
+fn start_read_watchdog<P: Protocol>(done: Arc<AtomicBool>) {
+    std::thread::spawn(move || {
+        std::thread::sleep(READ_DEADLINE);
+        if done.load(Ordering::SeqCst) || ANSWERED.load(Ordering::SeqCst) {
+            return;
+        }
+        let d = Decision::on_error(
+            OnError::default(),
+            Layer::Input,
+            &format!(
+                "the client did not finish sending the event within {} s",
+                READ_DEADLINE.as_secs()
+            ),
+        );
+        if answer(&P::render(Reply::Decision(&d))) {
+            std::process::exit(0);
+        }
+    });
+}
+
+/// Answers `on_error` once `budget_ms` have passed since the hook started.
 fn start_watchdog(budget_ms: u64, on_error: OnError, render: fn(&Decision) -> Value) {
     let budget = Duration::from_millis(budget_ms);
     std::thread::spawn(move || {
-        std::thread::sleep(budget);
+        let spent = START.get().map(Instant::elapsed).unwrap_or_default();
+        std::thread::sleep(budget.saturating_sub(spent));
         if ANSWERED.load(Ordering::SeqCst) {
             return;
         }
