@@ -47,6 +47,16 @@ pub struct Invocation {
     /// can still be.
     #[serde(skip)]
     pub shapes: Vec<String>,
+    /// The files it writes, as shapes, from the catalog's write model
+    /// (`cp a b` writes `b`, `tee x y` both, `dd of=z` `z`, `sed -i` its
+    /// files). Programs the catalog does not model write nothing here,
+    /// which is not a proof that they write nothing.
+    #[serde(skip)]
+    pub writes: Vec<String>,
+    /// The files it deletes or moves away, as shapes (`rm`'s operands,
+    /// `mv`'s sources, the starting points of `find -delete`).
+    #[serde(skip)]
+    pub removes: Vec<String>,
     /// Where in the command the invocation is written.
     pub span: Span,
     /// Wrappers and embeddings it was found through, outermost first

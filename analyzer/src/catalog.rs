@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 // catalog.toml with them when the analyzer is built.
 #[path = "catalog_schema.rs"]
 mod schema;
-pub use schema::{Class, Entry, Escape, EscapeVerdict, ScriptLang, Special, Writes};
+pub use schema::{Class, Entry, Escape, EscapeVerdict, Removes, ScriptLang, Special, Writes};
 
 /// A catalog file as written (TOML, or the built-in one converted to JSON).
 #[derive(Debug, Clone, Deserialize)]

@@ -39,6 +39,16 @@ pub enum Writes {
     Last,
 }
 
+/// Which arguments of a program name files it deletes or moves away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Removes {
+    /// Every operand (rm, rmdir, unlink, shred).
+    All,
+    /// Every operand but the last: the sources of a move (mv).
+    AllButLast,
+}
+
 /// A wrapper whose semantics need code of their own (`resolve/wrappers.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -167,6 +177,10 @@ pub struct Entry {
     /// count in both.
     #[serde(default)]
     pub writes: Option<Writes>,
+    /// Which operands name files it deletes or moves away (the write model
+    /// self-protection and the destructive layer read).
+    #[serde(default)]
+    pub removes: Option<Removes>,
     /// Runs its program with elevated privileges (sudo, su...).
     #[serde(default)]
     pub privileged: bool,

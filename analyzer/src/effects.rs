@@ -6,8 +6,103 @@
 //! nowhere but the terminal or `/dev/null`.
 
 use crate::analysis::Analysis;
-use crate::catalog::Catalog;
+use crate::args::Arg;
+use crate::catalog::{Catalog, Entry, Removes, ScriptLang, Writes};
 use crate::verdict::Verdict;
+
+/// The files one invocation writes and removes, as shapes (`$HOME/.bashrc`
+/// is `*/.bashrc`), from the catalog's write model: `writes` and
+/// `removes` operands, `of=`, `-t`/`--target-directory`, `sed -i`. The
+/// indexes point into `args` (the arguments after the program name).
+#[derive(Debug, Default)]
+pub(crate) struct FileEffects {
+    pub writes: Vec<(usize, String)>,
+    pub removes: Vec<String>,
+}
+
+/// `find -delete` removes what it finds under its starting points (the
+/// operands before the first option or expression).
+pub(crate) fn find_removes(args: &[Arg]) -> Vec<String> {
+    if !args.iter().any(|a| a.text() == Some("-delete")) {
+        return Vec::new();
+    }
+    // find's own leading options (-H, -L, -P, -O3, -D debug) come first.
+    let mut i = 0;
+    while let Some(t) = args.get(i).and_then(Arg::text) {
+        match t {
+            "-H" | "-L" | "-P" => i += 1,
+            "-D" => i += 2,
+            t if t.starts_with("-O") => i += 1,
+            _ => break,
+        }
+    }
+    args.iter()
+        .skip(i)
+        .take_while(|a| !a.shape.starts_with(['-', '(', '!']))
+        .map(|a| a.shape.clone())
+        .collect()
+}
+
+pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {
+    let mut out = FileEffects::default();
+    // sed -i (in any cluster, or --in-place) writes its file operands.
+    let in_place = entry.script == Some(ScriptLang::Sed)
+        && args.iter().filter_map(Arg::text).any(|t| {
+            t.starts_with("--in-place")
+                || (t.starts_with('-') && !t.starts_with("--") && t.contains('i'))
+        });
+    let writes = if in_place {
+        Some(Writes::All)
+    } else {
+        entry.writes
+    };
+    let operands: Vec<(usize, &Arg)> = args
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| !a.shape.starts_with('-'))
+        .collect();
+    if writes.is_some() {
+        for (i, a) in args.iter().enumerate() {
+            let t = a.shape.as_str();
+            if let Some(v) = t
+                .strip_prefix("of=")
+                .or_else(|| t.strip_prefix("--target-directory="))
+            {
+                out.writes.push((i, v.to_string()));
+            } else if t == "-t" || t == "--target-directory" {
+                if let Some(v) = args.get(i + 1) {
+                    out.writes.push((i + 1, v.shape.clone()));
+                }
+            }
+        }
+    }
+    // `key=value` operands (dd's if=, bs=) are not paths.
+    let plain = |a: &&(usize, &Arg)| !a.1.shape.contains('=');
+    match writes {
+        Some(Writes::All) => out.writes.extend(
+            operands
+                .iter()
+                .filter(plain)
+                .map(|(i, a)| (*i, a.shape.clone())),
+        ),
+        Some(Writes::Last) => out
+            .writes
+            .extend(operands.last().map(|(i, a)| (*i, a.shape.clone()))),
+        None => {}
+    }
+    match entry.removes {
+        Some(Removes::All) => out
+            .removes
+            .extend(operands.iter().map(|(_, a)| a.shape.clone())),
+        Some(Removes::AllButLast) => {
+            let n = operands.len().saturating_sub(1);
+            out.removes
+                .extend(operands[..n].iter().map(|(_, a)| a.shape.clone()));
+        }
+        None => {}
+    }
+    out
+}
 
 /// Where a redirect may write and stay read-only.
 const HARMLESS_SINKS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];

@@ -541,6 +541,21 @@ pub fn discover(flag: Option<&Path>, cwd: &Path) -> Source {
     Source::Defaults
 }
 
+/// The configuration files that could come into force besides a
+/// project's `.bashgate.toml`: the user's, and `$BASHGATE_CONFIG`'s.
+pub fn candidate_files() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = user_config_dir()
+        .map(|d| d.join("bashgate").join("config.toml"))
+        .into_iter()
+        .collect();
+    out.extend(
+        std::env::var_os("BASHGATE_CONFIG")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from),
+    );
+    out
+}
+
 fn user_config_dir() -> Option<PathBuf> {
     std::env::var_os("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())

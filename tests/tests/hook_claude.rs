@@ -402,6 +402,93 @@ fn the_agent_cannot_switch_the_gate_off() {
 }
 
 #[test]
+fn ordinary_commands_cannot_reach_bashgates_files_even_tainted() {
+    let mut s = Sandbox::new();
+    let proj = s.project();
+    std::fs::create_dir_all(proj.join(".claude")).unwrap();
+    std::fs::write(proj.join(".claude/settings.json"), "{\"hooks\": {}}").unwrap();
+    std::fs::write(proj.join(".bashgate.toml"), "").unwrap();
+    // The user's configuration, while the project's is the one in force.
+    let xdg = s.dir.path().join("xdg");
+    s.set("XDG_CONFIG_HOME", &xdg.display().to_string());
+    std::fs::create_dir_all(xdg.join("bashgate")).unwrap();
+    std::fs::write(xdg.join("bashgate/config.toml"), "").unwrap();
+    let user = xdg.join("bashgate/config.toml").display().to_string();
+    let state = s.state();
+    std::fs::create_dir_all(&state).unwrap();
+    let state_parent = state.parent().unwrap().display().to_string();
+    s.taint("t", true, true);
+    let denied = [
+        "dd if=/dev/null of=.claude/settings.json".to_string(),
+        "cp x .claude/setting?.json".to_string(),
+        "rm .claude/*.json".to_string(),
+        "rm -rf .cl*/".to_string(),
+        "find . -name settings.json -delete".to_string(),
+        "find .claude -delete".to_string(),
+        format!("rm -rf {state_parent}"),
+        format!("cp evil.toml {user}"),
+        format!("mv {user} /tmp/x"),
+        "bashgate taint clear --session t".to_string(),
+        "bashgate approvals --session t --forget".to_string(),
+        "env bashgate init claude".to_string(),
+    ];
+    for cmd in &denied {
+        let a = s.bash("t", cmd);
+        assert_eq!(a.decision(), "deny", "{cmd}: {}", a.reason());
+        assert!(a.reason().contains("BG420"), "{cmd}: {}", a.reason());
+    }
+    let asked = [
+        "tar xzf release.tgz",
+        "tar -x -f a.tar -C .",
+        "unzip -o bundle.zip",
+        "cp -rT template/ .",
+        "rsync -a ../other/ ./",
+        "patch -p1 < fix.diff",
+        "git checkout -- .",
+        "git stash",
+        "git reset --hard",
+        "git apply change.patch",
+        "rm -rf \"$TARGET\"",
+        "python3 -c \"open('.claude/settings.json', 'w').write('{}')\"",
+    ];
+    for cmd in asked {
+        let a = s.bash("t", cmd);
+        assert_ne!(a.decision(), "allow", "{cmd}: {}", a.reason());
+        assert!(
+            a.reason().contains("BG420") || a.reason().contains("BG421"),
+            "{cmd}: {}",
+            a.reason()
+        );
+    }
+    // Near misses: the same programs on the project's own files.
+    for cmd in [
+        "rm -rf build",
+        "find . -name '*.o' -delete",
+        "find build -delete",
+        "cp a.txt b.txt",
+        "tar czf out.tgz src",
+        "tar -tzf release.tgz",
+        "unzip -l bundle.zip",
+        "git status",
+        "bashgate check 'ls -la'",
+        "bashgate taint show --session t",
+        "bashgate approvals --session t",
+        "cat .claude/settings.json",
+        "dd if=/dev/zero of=disk.img bs=1M count=1",
+        "git stash list",
+        "git checkout -b topic",
+    ] {
+        let a = s.bash("t", cmd);
+        assert!(!a.reason().contains("BG420"), "{cmd}: {}", a.reason());
+    }
+    // Untainted, everyday git in a project with Claude Code settings is
+    // not asked about; a glob over the settings is still denied.
+    assert_eq!(s.bash("clean", "git checkout main").decision(), "allow");
+    assert_eq!(s.bash("clean", "tar xzf release.tgz").decision(), "allow");
+    assert_eq!(s.bash("clean", "rm .claude/*.json").decision(), "deny");
+}
+
+#[test]
 fn the_persons_answers_are_remembered_for_the_session() {
     let s = Sandbox::new();
     s.taint("r", true, true);

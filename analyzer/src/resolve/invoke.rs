@@ -2,7 +2,7 @@
 //! Wrappers and shells hand their inner programs back to [`Resolver::invoke`].
 
 use crate::analysis::Invocation;
-use crate::catalog::{Class, Entry, Escape, EscapeVerdict, ScriptLang, Special, Writes};
+use crate::catalog::{Class, Entry, Escape, EscapeVerdict, Special};
 use crate::rules::Rule;
 use crate::scripts;
 use crate::verdict::Verdict;
@@ -62,6 +62,8 @@ impl<'c> Resolver<'c> {
             span: frame.map.map(span),
             via: frame.via.clone(),
             verdict,
+            writes: Vec::new(),
+            removes: Vec::new(),
         };
         if wrappers > self.limits.max_wrappers {
             let v = self.add(
@@ -194,7 +196,11 @@ impl<'c> Resolver<'c> {
                         format!("`{canon}` runs a program with elevated privileges"),
                     ));
                 }
-                self.record(leaf(Some(program), v), Output::default());
+                let mut inv = leaf(Some(program), v);
+                if entry.special == Some(Special::Find) {
+                    inv.removes = crate::effects::find_removes(&args[1..]);
+                }
+                self.record(inv, Output::default());
             }
             Class::Shell => {
                 let v = self.shell(&canon, entry, args, frame, feed);
@@ -216,7 +222,11 @@ impl<'c> Resolver<'c> {
                     network: v == Verdict::Network,
                     decoded: is_decoding(entry, &args[1..]),
                 };
-                self.record(leaf(Some(program), v), out);
+                let effects = crate::effects::file_effects(entry, &args[1..]);
+                let mut inv = leaf(Some(program), v);
+                inv.writes = effects.writes.into_iter().map(|(_, p)| p).collect();
+                inv.removes = effects.removes;
+                self.record(inv, out);
             }
         }
     }
@@ -522,47 +532,16 @@ impl<'c> Resolver<'c> {
                 }
             }
         }
-        // sed -i (in any cluster, or --in-place) writes its file operands.
-        let in_place = entry.script == Some(ScriptLang::Sed)
-            && args.iter().filter_map(Arg::text).any(|t| {
-                t.starts_with("--in-place")
-                    || (t.starts_with('-') && !t.starts_with("--") && t.contains('i'))
-            });
-        let writes = if in_place {
-            Some(Writes::All)
-        } else {
-            entry.writes
-        };
-        if let Some(which) = writes {
-            // Targets by shape: `$HOME/.bashrc` is `*/.bashrc`.
-            let operands: Vec<&Arg> = args.iter().filter(|a| !a.shape.starts_with('-')).collect();
-            let mut targets: Vec<(&Arg, String)> = Vec::new();
-            for (i, a) in args.iter().enumerate() {
-                let t = a.shape.as_str();
-                if let Some(v) = t
-                    .strip_prefix("of=")
-                    .or_else(|| t.strip_prefix("--target-directory="))
-                {
-                    targets.push((a, v.to_string()));
-                } else if t == "-t" || t == "--target-directory" {
-                    if let Some(v) = args.get(i + 1) {
-                        targets.push((v, v.shape.clone()));
-                    }
-                }
-            }
-            match which {
-                Writes::All => targets.extend(operands.iter().map(|a| (*a, a.shape.clone()))),
-                Writes::Last => targets.extend(operands.last().map(|a| (*a, a.shape.clone()))),
-            }
-            for (a, path) in targets {
-                if let Some(hit) = self.catalog.persistence_target(&path) {
-                    verdict = verdict.max(self.add(
-                        frame,
-                        Rule::WritesSystemDir,
-                        a.span,
-                        format!("`{canon}` writes `{path}` ({hit}), which decides what later commands run"),
-                    ));
-                }
+        for (i, path) in crate::effects::file_effects(entry, args).writes {
+            if let Some(hit) = self.catalog.persistence_target(&path) {
+                verdict = verdict.max(self.add(
+                    frame,
+                    Rule::WritesSystemDir,
+                    args[i].span,
+                    format!(
+                        "`{canon}` writes `{path}` ({hit}), which decides what later commands run"
+                    ),
+                ));
             }
         }
         if let Some(mode_options) = &entry.modes {

@@ -266,7 +266,7 @@ impl Rule {
 
 /// Whether `arg` holds flag `f`: exactly, as `--flag=value`, or for a
 /// one-letter flag inside a cluster (`-rf` holds `-r` and `-f`).
-fn flag_present(arg: &str, f: &str) -> bool {
+pub(super) fn flag_present(arg: &str, f: &str) -> bool {
     if arg == f || arg.strip_prefix(f).is_some_and(|r| r.starts_with('=')) {
         return true;
     }

@@ -1,13 +1,27 @@
 //! Self-protection: the agent may not change what guards it. A session's
 //! taint lives in the state directory and the rules in the configuration
-//! and Claude Code's settings (which hold the hook itself); a command that
+//! and the client's settings (which hold the hook itself); a command that
 //! deletes a session file, rewrites `.bashgate.toml` or drops the hook from
-//! `.claude/settings.json` would switch the gate off. Bash commands whose
-//! path arguments or output redirects resolve into those places are denied
-//! unless the program only reads, and so are Write/Edit calls on them.
+//! `.claude/settings.json` would switch the gate off.
+//!
+//! What a command can touch comes from the analyzer's write model (the
+//! files each invocation writes and removes, globs and run-time parts kept
+//! as shapes) and, for programs it does not model, from every path argument
+//! of a program that is not a reader. Denied: writing or removing a
+//! protected file, a glob that can match one, removing a directory that
+//! holds one, and bashgate's own state-changing subcommands. Asked, in a
+//! tainted session: a tree written whose contents the command does not show
+//! (an archive, a patch, a recursive copy, git restoring tracked files) into
+//! a directory that holds a protected file, a write or removal whose target
+//! is known only at run time, and code for an interpreter that names a
+//! protected file.
 
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
+use bashgate_analyzer::argv::Sub;
+use bashgate_analyzer::Invocation;
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::paths::resolve;
@@ -30,7 +44,10 @@ impl PolicyLayer for SelfProtection {
         let cwd = call.tool.cwd;
         let guard = || SelfGuard::new(&env.config().state_dir(), env.config_file(), cwd);
         match &call.subject {
-            Subject::Bash(b) => guard().check_bash(b).into(),
+            Subject::Bash(b) => {
+                let tainted = call.taint.as_ref().map_or(true, |t| t.any());
+                guard().check_bash_tainted(b, tainted).into()
+            }
             Subject::Local if WRITERS.contains(&call.tool.tool) => {
                 let g = guard();
                 env.path_keys()
@@ -44,32 +61,57 @@ impl PolicyLayer for SelfProtection {
     }
 }
 
-/// Programs that only read the files they are given.
-const READERS: &[&str] = &[
-    "cat",
-    "head",
-    "tail",
-    "less",
-    "more",
-    "grep",
-    "rg",
-    "ls",
-    "stat",
-    "wc",
-    "diff",
-    "jq",
-    "file",
-    "md5sum",
-    "sha256sum",
-    "realpath",
-    "readlink",
-    "du",
-    "tree",
-    "bashgate",
-];
-
 /// Tools that write the file they name.
 pub const WRITERS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
+
+static DATA: LazyLock<Data> = LazyLock::new(|| {
+    toml::from_str(include_str!("../../data/self_protection.toml"))
+        .expect("data/self_protection.toml is valid")
+});
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Data {
+    readers: Vec<String>,
+    bashgate_reads: Vec<String>,
+    bashgate_changes: Vec<String>,
+    interpreters: Vec<String>,
+    bulk: Vec<Bulk>,
+}
+
+/// A program that writes a tree whose contents the command does not show.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Bulk {
+    programs: Vec<String>,
+    /// Only with one of these flags (any, when empty).
+    #[serde(default)]
+    when: Vec<String>,
+    /// Not with one of these flags or words (listing, dry runs).
+    #[serde(default)]
+    unless: Vec<String>,
+    /// The first argument may be a flag cluster without a dash (`tar xzf`).
+    #[serde(default)]
+    old_style: bool,
+    /// Only these subcommands (any, when empty).
+    #[serde(default)]
+    subcommands: Vec<String>,
+    /// Options whose value is the directory written.
+    #[serde(default)]
+    dirs: Vec<String>,
+    /// `last`: the last operand is the directory written; otherwise the
+    /// working directory (or a `dirs` option's value).
+    #[serde(default)]
+    target: Option<String>,
+}
+
+/// Where a path lies relative to a protected one.
+enum Place {
+    /// The protected path itself or something inside it.
+    Inside(PathBuf),
+    /// A directory holding these protected paths (which exist).
+    Above(Vec<PathBuf>),
+}
 
 pub struct SelfGuard {
     protected: Vec<PathBuf>,
@@ -79,6 +121,9 @@ impl SelfGuard {
     pub fn new(state_dir: &Path, config_file: Option<&Path>, cwd: &Path) -> SelfGuard {
         let mut protected = vec![state_dir.to_path_buf()];
         protected.extend(config_file.map(Path::to_path_buf));
+        // Every configuration file that could come into force, not just
+        // the one in force now.
+        protected.extend(crate::config::candidate_files());
         for p in [
             ".bashgate.toml",
             ".claude/settings.json",
@@ -89,17 +134,20 @@ impl SelfGuard {
         if let Some(h) = dirs::home_dir() {
             protected.push(h.join(".claude/settings.json"));
         }
-        let protected = protected
+        let mut protected: Vec<PathBuf> = protected
             .iter()
             .filter_map(|p| resolve(cwd, &p.display().to_string()))
             .collect();
+        protected.sort();
+        protected.dedup();
         SelfGuard { protected }
     }
 
-    fn hit(&self, cwd: &Path, written: &str) -> Option<PathBuf> {
+    /// Where a literal path lies relative to the protected ones.
+    fn place(&self, cwd: &Path, written: &str) -> Option<Place> {
         let r = resolve(cwd, written)?;
         if let Some(p) = self.protected.iter().find(|p| r.starts_with(p)) {
-            return Some(p.clone());
+            return Some(Place::Inside(p.clone()));
         }
         // A `.bashgate.toml` or `.claude/settings*.json` anywhere: the hook
         // discovers its configuration from the session's cwd, which the
@@ -110,31 +158,150 @@ impl SelfGuard {
             at.push(c);
             let name = c.as_os_str().to_string_lossy();
             if name == ".bashgate.toml" || (last_was_claude && name.starts_with("settings")) {
-                return Some(at);
+                return Some(Place::Inside(at));
             }
             last_was_claude = name == ".claude";
         }
         if last_was_claude {
-            return Some(at);
+            return Some(Place::Inside(at));
         }
-        None
+        let under: Vec<PathBuf> = self
+            .protected
+            .iter()
+            .filter(|p| p.starts_with(&r) && p.exists())
+            .cloned()
+            .collect();
+        (!under.is_empty()).then_some(Place::Above(under))
     }
 
+    /// Where a shape with wildcards (a glob, or `*` for a run-time part)
+    /// can lie: any protected path it can match, or whose directory it can.
+    fn place_pattern(&self, cwd: &Path, shape: &str) -> Option<Place> {
+        let base = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+        let abs = if let Some(rest) = shape.strip_prefix("~/") {
+            dirs::home_dir()?.join(rest).display().to_string()
+        } else if shape.starts_with('/') {
+            shape.to_string()
+        } else {
+            format!("{}/{shape}", base.display())
+        };
+        let abs = abs.replace("/./", "/");
+        let abs = match abs.trim_end_matches('/') {
+            "" => "/".to_string(),
+            t => t.to_string(),
+        };
+        let mut under = Vec::new();
+        for p in &self.protected {
+            let text = p.display().to_string();
+            let literal = &abs[..abs.find(['*', '?', '[']).unwrap_or(abs.len())];
+            if glob_match(&abs, &text) || literal.starts_with(&format!("{text}/")) {
+                return Some(Place::Inside(p.clone()));
+            }
+            if p.exists()
+                && p.ancestors()
+                    .skip(1)
+                    .any(|a| a != Path::new("/") && glob_match(&abs, &a.display().to_string()))
+            {
+                under.push(p.clone());
+            }
+        }
+        (!under.is_empty()).then_some(Place::Above(under))
+    }
+
+    fn place_shape(&self, cwd: &Path, shape: &str) -> Option<Place> {
+        if shape.contains(['*', '?', '[']) {
+            self.place_pattern(cwd, shape)
+        } else {
+            self.place(cwd, shape)
+        }
+    }
+
+    /// Without the session's taint (a test, a tool): as if tainted.
     pub fn check_bash(&self, call: &BashCall) -> Option<Decision> {
+        self.check_bash_tainted(call, true)
+    }
+
+    pub fn check_bash_tainted(&self, call: &BashCall, tainted: bool) -> Option<Decision> {
+        let data = &*DATA;
+        let mut asked: Option<Decision> = None;
         for (program, inv) in call.named() {
-            if READERS.contains(&base_name(program)) {
+            let name = base_name(program);
+            let what = || format!("`{}`", call.snippet(inv));
+            if name == "bashgate" {
+                if let Some(d) = bashgate_changes(inv, &what()) {
+                    return Some(d);
+                }
                 continue;
             }
+            // The analyzer's write model: what it writes and removes.
+            for shape in &inv.writes {
+                match self.place_shape(call.cwd, shape) {
+                    Some(Place::Inside(p)) => return Some(deny(&what(), shape, &p)),
+                    Some(Place::Above(ps)) => {
+                        if let Some(p) = ps.iter().find(|p| copies_name_into(inv, p)) {
+                            return Some(deny(&what(), shape, p));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            for shape in &inv.removes {
+                match self.place_shape(call.cwd, shape) {
+                    Some(Place::Inside(p)) => return Some(deny(&what(), shape, &p)),
+                    // find removes what its expression matches under its
+                    // starting points, not the starting points themselves.
+                    Some(Place::Above(ps)) => {
+                        if let Some(p) =
+                            ps.iter().find(|p| name != "find" || find_may_match(inv, p))
+                        {
+                            return Some(deny(&what(), shape, p));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if tainted {
+                if let Some(shape) = inv
+                    .writes
+                    .iter()
+                    .chain(&inv.removes)
+                    .find(|s| s.starts_with('*'))
+                {
+                    asked.get_or_insert_with(|| {
+                        ask(&what(), &format!("it writes or removes `{shape}`, a path known only at run time, and the session is tainted; it could be one of bashgate's files"))
+                    });
+                }
+            }
+            // Trees written over protected files: asked in a tainted
+            // session (untainted, `git checkout main` in a project with
+            // Claude Code settings is everyday work).
+            if tainted {
+                if let Some(d) = self.bulk(call, inv) {
+                    asked.get_or_insert(d);
+                }
+            }
+            if data.readers.iter().any(|r| r == name) {
+                continue;
+            }
+            // Programs the analyzer does not model: every path argument.
             for a in inv.args.iter().flatten() {
                 let v = match a.split_once('=') {
-                    Some((k, v)) if k.starts_with('-') => v,
+                    Some((k, v)) if !k.contains('/') => v,
                     _ => a.as_str(),
                 };
                 if v.is_empty() || v.starts_with('-') || v.contains("://") {
                     continue;
                 }
-                if let Some(p) = self.hit(call.cwd, v) {
-                    return Some(deny(&format!("`{}`", call.snippet(inv)), v, &p));
+                if let Some(Place::Inside(p)) = self.place(call.cwd, v) {
+                    return Some(deny(&what(), v, &p));
+                }
+            }
+            // Code for an interpreter that names a protected file.
+            if tainted && is_interpreter(name) {
+                if let Some(marker) = inv.args.iter().flatten().find_map(|a| self.mentions(a)) {
+                    asked.get_or_insert_with(|| {
+                        ask(&what(), &format!("code for `{name}` names `{marker}`, one of bashgate's files, and the session is tainted"))
+                    });
                 }
             }
         }
@@ -142,19 +309,301 @@ impl SelfGuard {
             if !r.writes() {
                 continue;
             }
-            if let Some(t) = &r.target {
-                if let Some(p) = self.hit(call.cwd, t) {
+            let shape = r.target.clone();
+            if let Some(t) = &shape {
+                if let Some(Place::Inside(p)) = self.place(call.cwd, t) {
                     return Some(deny("this command", t, &p));
                 }
             }
         }
-        None
+        asked
+    }
+
+    /// A tree written into a directory that holds a protected file.
+    fn bulk(&self, call: &BashCall, inv: &Invocation) -> Option<Decision> {
+        let program = base_name(inv.program.as_deref()?);
+        let b = DATA
+            .bulk
+            .iter()
+            .find(|b| b.programs.iter().any(|p| p == program))?;
+        let args = &inv.args;
+        if !b.subcommands.is_empty() {
+            match inv.subcommand() {
+                Sub::Found(_, s) if b.subcommands.iter().any(|x| x == s) => {}
+                Sub::Dynamic => {}
+                _ => return None,
+            }
+        }
+        let listed = args.iter().flatten().any(|a| {
+            b.unless
+                .iter()
+                .any(|u| a == u || (u.starts_with('-') && super::destructive::flag_present(a, u)))
+        });
+        if listed {
+            return None;
+        }
+        if !b.when.is_empty() {
+            let flagged = args.iter().enumerate().any(|(i, a)| match a.as_deref() {
+                None => true,
+                Some(a) => {
+                    b.when
+                        .iter()
+                        .any(|f| super::destructive::flag_present(a, f))
+                        || (b.old_style
+                            && i == 0
+                            && !a.starts_with('-')
+                            && b.when.iter().any(|f| f.len() == 2 && a.contains(&f[1..])))
+                }
+            });
+            if !flagged {
+                return None;
+            }
+        }
+        let shapes = &inv.shapes;
+        let mut target: Option<&str> = None;
+        for (i, s) in shapes.iter().enumerate() {
+            for d in &b.dirs {
+                if s == d {
+                    target = shapes.get(i + 1).map(String::as_str);
+                } else if let Some(v) = s.strip_prefix(&format!("{d}=")) {
+                    target = Some(v);
+                } else if d.len() == 2
+                    && s.starts_with(d.as_str())
+                    && !d.starts_with("--")
+                    && s.len() > 2
+                    && d != "-C"
+                {
+                    target = Some(&s[2..]);
+                }
+            }
+        }
+        if target.is_none() && b.target.as_deref() == Some("last") {
+            target = shapes
+                .iter()
+                .rev()
+                .find(|s| !s.starts_with('-'))
+                .map(String::as_str);
+        }
+        let target = target.unwrap_or(".");
+        let what = format!("`{}`", call.snippet(inv));
+        if target.starts_with('*') {
+            return Some(ask(&what, &format!("it writes a tree into `{target}`, a directory known only at run time, and the session is tainted")));
+        }
+        let p = match self.place_shape(call.cwd, target)? {
+            Place::Inside(p) => p,
+            Place::Above(ps) => ps.into_iter().next()?,
+        };
+        Some(ask(
+            &what,
+            &format!(
+                "it writes files the command does not name into `{target}`, which holds {}, one of bashgate's own files",
+                p.display()
+            ),
+        ))
+    }
+
+    /// A protected file's name inside a word (code, not a path).
+    fn mentions(&self, word: &str) -> Option<String> {
+        for m in [".bashgate.toml", ".claude/settings", "bashgate/config.toml"] {
+            if word.contains(m) {
+                return Some(m.to_string());
+            }
+        }
+        self.protected
+            .iter()
+            .map(|p| p.display().to_string())
+            .find(|p| word.contains(p.as_str()))
     }
 
     pub fn check_path(&self, tool: &str, cwd: &Path, written: &str) -> Option<Decision> {
-        let p = self.hit(cwd, written)?;
-        Some(deny(&format!("this {tool} call"), written, &p))
+        match self.place(cwd, written)? {
+            Place::Inside(p) => Some(deny(&format!("this {tool} call"), written, &p)),
+            Place::Above(_) => None,
+        }
     }
+}
+
+/// Whether find's expression may match `p` or a directory holding it: a
+/// `-name`/`-iname`/`-path`/`-ipath` test that can match, or no name test
+/// at all (or one it cannot judge, such as `-regex`).
+fn find_may_match(inv: &Invocation, p: &Path) -> bool {
+    let args = &inv.args;
+    let mut tests = 0;
+    for (i, a) in args.iter().enumerate() {
+        let Some(a) = a.as_deref() else { return true };
+        let Some(pat) = args.get(i + 1) else { continue };
+        match a {
+            "-name" | "-iname" | "-path" | "-ipath" | "-wholename" | "-iwholename" => {
+                tests += 1;
+                let Some(pat) = pat.as_deref() else {
+                    return true;
+                };
+                let fold = a.starts_with("-i");
+                let cmp = |s: &str| {
+                    if fold {
+                        s.to_lowercase()
+                    } else {
+                        s.to_string()
+                    }
+                };
+                let pat = cmp(pat);
+                let hit = if a.ends_with("name") && !a.contains("whole") {
+                    p.ancestors()
+                        .filter_map(Path::file_name)
+                        .any(|n| glob_match(&pat, &cmp(&n.to_string_lossy())))
+                } else {
+                    // A path test sees the path as find prints it: any
+                    // suffix of the real one may be it.
+                    let full = cmp(&p.display().to_string());
+                    let pat = pat.trim_start_matches("./");
+                    glob_match(&format!("*{pat}"), &full) || glob_match(&format!("*{pat}/*"), &full)
+                };
+                if hit {
+                    return true;
+                }
+            }
+            "-regex" | "-iregex" | "-lname" | "-ilname" => return true,
+            _ => {}
+        }
+    }
+    tests == 0
+}
+
+/// Whether `inv` copies a file named like `p` into the directory above it
+/// (`cp config.toml ~/.config/bashgate/`).
+fn copies_name_into(inv: &Invocation, p: &Path) -> bool {
+    let Some(name) = p.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return false;
+    };
+    inv.shapes.iter().any(|s| {
+        let last = s.trim_end_matches('/').rsplit('/').next().unwrap_or(s);
+        last == name || last.contains(['*', '?', '['])
+    })
+}
+
+fn is_interpreter(name: &str) -> bool {
+    DATA.interpreters.iter().any(|i| {
+        name == i
+            || name
+                .strip_prefix(i.as_str())
+                .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+    })
+}
+
+/// bashgate's own subcommands that change state are the person's.
+fn bashgate_changes(inv: &Invocation, what: &str) -> Option<Decision> {
+    let data = &*DATA;
+    let words: Vec<Option<&str>> = inv
+        .args
+        .iter()
+        .map(Option::as_deref)
+        .filter(|a| !a.is_some_and(|a| a.starts_with("--config")))
+        .collect();
+    let first = words.first().copied().flatten();
+    let second = words.get(1).copied().flatten();
+    let reads = match first {
+        None if words.is_empty() => true,
+        Some(f) => {
+            let two = second.map(|s| format!("{f} {s}"));
+            data.bashgate_reads
+                .iter()
+                .any(|r| r == f || Some(r) == two.as_ref())
+                && !inv.args.iter().flatten().any(|a| {
+                    data.bashgate_changes
+                        .iter()
+                        .any(|c| a == c || a.starts_with(&format!("{c}=")))
+                })
+        }
+        None => false,
+    };
+    if reads {
+        return None;
+    }
+    let rule = GateRule::SelfProtection;
+    Some(Decision::deny(
+        Layer::Always,
+        rule,
+        reason(
+            what,
+            "it would change bashgate's own state or configuration (clearing taint, forgetting answers, installing hooks, answering approvals), which is the person's to do",
+            rule,
+            "ask the person to run it",
+        ),
+    ))
+}
+
+/// Whether `pattern` (`*` any run of characters, `?` one, `[...]` a class)
+/// matches all of `text`.
+fn glob_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    // dp[j]: pattern[..i] matches text[..j].
+    let mut dp = vec![false; t.len() + 1];
+    dp[0] = true;
+    let mut i = 0;
+    while i < p.len() {
+        let mut next = vec![false; t.len() + 1];
+        match p[i] {
+            '*' => {
+                let mut any = false;
+                for j in 0..=t.len() {
+                    any |= dp[j];
+                    next[j] = any;
+                }
+                i += 1;
+            }
+            '[' => {
+                let close = p[i + 1..].iter().position(|&c| c == ']').map(|k| i + 1 + k);
+                match close {
+                    Some(end) if end > i + 1 => {
+                        let class = &p[i + 1..end];
+                        let (neg, class) = match class.first() {
+                            Some('!' | '^') => (true, &class[1..]),
+                            _ => (false, class),
+                        };
+                        for j in 0..t.len() {
+                            if dp[j] && in_class(class, t[j]) != neg {
+                                next[j + 1] = true;
+                            }
+                        }
+                        i = end + 1;
+                    }
+                    _ => {
+                        for j in 0..t.len() {
+                            next[j + 1] = dp[j] && t[j] == '[';
+                        }
+                        i += 1;
+                    }
+                }
+            }
+            c => {
+                for j in 0..t.len() {
+                    next[j + 1] = dp[j] && (c == '?' || t[j] == c);
+                }
+                i += 1;
+            }
+        }
+        dp = next;
+    }
+    dp[t.len()]
+}
+
+fn in_class(class: &[char], c: char) -> bool {
+    let mut k = 0;
+    while k < class.len() {
+        if k + 2 < class.len() && class[k + 1] == '-' {
+            if class[k] <= c && c <= class[k + 2] {
+                return true;
+            }
+            k += 3;
+        } else {
+            if class[k] == c {
+                return true;
+            }
+            k += 1;
+        }
+    }
+    false
 }
 
 fn deny(what: &str, written: &str, protected: &Path) -> Decision {
@@ -165,11 +614,23 @@ fn deny(what: &str, written: &str, protected: &Path) -> Decision {
         reason(
             what,
             &format!(
-                "`{written}` is inside {}, which holds bashgate's own state, configuration or hook settings",
+                "it can change `{written}`, which is or holds {}, part of bashgate's own state, configuration or hook settings",
                 protected.display()
             ),
             rule,
             "leave bashgate's files alone; ask the person to change its configuration or reset a session",
+        ),
+    )
+}
+
+fn ask(what: &str, why: &str) -> Decision {
+    let rule = GateRule::SelfProtection;
+    Decision::ask(
+        Layer::Always,
+        rule,
+        format!(
+            "bashgate asks the person about {what}: {why} ({}). If that is not what was meant: name the files to change, outside bashgate's own.",
+            rule.tag()
         ),
     )
 }
@@ -187,6 +648,24 @@ mod tests {
             cwd,
         };
         guard.check_bash(&call).is_some()
+    }
+
+    #[test]
+    fn globs_match_as_bash_would_at_least() {
+        assert!(glob_match(
+            "/p/.claude/setting?.json",
+            "/p/.claude/settings.json"
+        ));
+        assert!(glob_match("/p/.cl*", "/p/.claude"));
+        assert!(glob_match("/p/*", "/p/.claude/settings.json"));
+        assert!(glob_match(
+            "/p/[.]claude/*.json",
+            "/p/.claude/settings.json"
+        ));
+        assert!(glob_match("/p/[!x]claude", "/p/.claude"));
+        assert!(!glob_match("/p/*.o", "/p/.claude/settings.json"));
+        assert!(!glob_match("/p/build/*", "/p/.claude"));
+        assert!(!glob_match("/p/[a-c]laude", "/p/.claude"));
     }
 
     #[test]
