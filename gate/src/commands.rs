@@ -309,14 +309,21 @@ pub fn config_check(flag: Option<&Path>) -> ExitCode {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let from = match &source {
-        config::Source::Flag(p) => format!("{} (--config)", p.display()),
-        config::Source::Env(p) => format!("{} ($BASHGATE_CONFIG)", p.display()),
-        config::Source::Project(p) => format!("{} (project)", p.display()),
-        config::Source::User(p) => format!("{} (user)", p.display()),
-        config::Source::Defaults => "built-in defaults (no configuration file found)".into(),
-    };
-    println!("configuration: {from}");
+    // Most specific first: the file whose settings win.
+    match source.layers.last() {
+        None => println!("configuration: built-in defaults (no configuration file found)"),
+        Some((kind, p)) => println!("configuration: {} ({})", p.display(), kind.as_str()),
+    }
+    for (kind, p) in source.layers.iter().rev().skip(1) {
+        println!("  under it: {} ({})", p.display(), kind.as_str());
+    }
+    let settings = config::merged_text(&source);
+    if !settings.trim().is_empty() {
+        println!("settings from these files (the rest are the built-in defaults):");
+        for line in settings.lines() {
+            println!("  {line}");
+        }
+    }
     println!("state directory: {}", c.state_dir().display());
     // The layers this configuration turns on, in the order they run.
     let mut layers: Vec<&str> = bashgate::policy::LAYERS

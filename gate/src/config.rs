@@ -500,45 +500,112 @@ impl ConfigError {
     }
 }
 
-/// Where the configuration came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
-    Flag(PathBuf),
-    Env(PathBuf),
-    Project(PathBuf),
-    User(PathBuf),
-    Defaults,
+/// Where one layer of the configuration came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LayerKind {
+    /// `--config FILE`: that file alone.
+    Flag,
+    /// `$BASHGATE_CONFIG`: that file alone.
+    Env,
+    /// `<user config dir>/bashgate/config.toml`.
+    User,
+    /// `.bashgate.toml`, found from the working directory upward.
+    Project,
+    /// `.bashgate.local.toml` beside it (meant to stay out of version
+    /// control).
+    Local,
+}
+
+impl LayerKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LayerKind::Flag => "--config",
+            LayerKind::Env => "$BASHGATE_CONFIG",
+            LayerKind::User => "user",
+            LayerKind::Project => "project",
+            LayerKind::Local => "local",
+        }
+    }
+}
+
+/// The configuration files in force, least specific first; each one's
+/// settings override the ones before it, key by key. None: the built-in
+/// defaults.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Source {
+    pub layers: Vec<(LayerKind, PathBuf)>,
 }
 
 impl Source {
+    /// The most specific file (the one a reason names first).
     pub fn path(&self) -> Option<&Path> {
-        match self {
-            Source::Flag(p) | Source::Env(p) | Source::Project(p) | Source::User(p) => Some(p),
-            Source::Defaults => None,
-        }
+        self.layers.last().map(|(_, p)| p.as_path())
     }
 }
 
-/// Finds the configuration file: `--config`, then `BASHGATE_CONFIG`, then
-/// `.bashgate.toml` in `cwd`, then `<user config dir>/bashgate/config.toml`.
+/// The names of the project's files.
+pub const PROJECT_FILE: &str = ".bashgate.toml";
+pub const LOCAL_FILE: &str = ".bashgate.local.toml";
+
+/// Finds the configuration: `--config` or `$BASHGATE_CONFIG` name one file
+/// that is used alone; otherwise the user's file, then the project's
+/// `.bashgate.toml` and `.bashgate.local.toml`, looked for from `cwd`
+/// upward to the project root (`$CLAUDE_PROJECT_DIR` or `$BASHGATE_PROJECT_DIR`
+/// when `cwd` is inside it, else the nearest directory holding `.git`,
+/// never above the home directory), so a `cd` into a subdirectory keeps the
+/// project's policy.
 pub fn discover(flag: Option<&Path>, cwd: &Path) -> Source {
     if let Some(p) = flag {
-        return Source::Flag(p.to_path_buf());
+        return Source {
+            layers: vec![(LayerKind::Flag, p.to_path_buf())],
+        };
     }
     if let Some(p) = std::env::var_os("BASHGATE_CONFIG").filter(|v| !v.is_empty()) {
-        return Source::Env(PathBuf::from(p));
+        return Source {
+            layers: vec![(LayerKind::Env, PathBuf::from(p))],
+        };
     }
-    let project = cwd.join(".bashgate.toml");
-    if project.is_file() {
-        return Source::Project(project);
-    }
+    let mut layers = Vec::new();
     if let Some(dir) = user_config_dir() {
         let user = dir.join("bashgate").join("config.toml");
         if user.is_file() {
-            return Source::User(user);
+            layers.push((LayerKind::User, user));
         }
     }
-    Source::Defaults
+    let root = project_root(cwd);
+    let home = dirs::home_dir();
+    for dir in cwd.ancestors() {
+        let project = dir.join(PROJECT_FILE);
+        let local = dir.join(LOCAL_FILE);
+        if project.is_file() || local.is_file() {
+            if project.is_file() {
+                layers.push((LayerKind::Project, project));
+            }
+            if local.is_file() {
+                layers.push((LayerKind::Local, local));
+            }
+            break;
+        }
+        if Some(dir) == root.as_deref() || Some(dir) == home.as_deref() {
+            break;
+        }
+    }
+    Source { layers }
+}
+
+/// The root of the project `cwd` is in, if one is known.
+fn project_root(cwd: &Path) -> Option<PathBuf> {
+    for var in ["BASHGATE_PROJECT_DIR", "CLAUDE_PROJECT_DIR"] {
+        if let Some(d) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+            let d = PathBuf::from(d);
+            if cwd.starts_with(&d) {
+                return Some(d);
+            }
+        }
+    }
+    cwd.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
 }
 
 /// The configuration files that could come into force besides a
@@ -565,14 +632,63 @@ fn user_config_dir() -> Option<PathBuf> {
 
 /// Loads the configuration a source names (defaults for none).
 pub fn load(source: &Source) -> Result<Config, ConfigError> {
-    match source.path() {
-        None => Ok(Config::default()),
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
-                file: path.to_path_buf(),
-                source: e,
-            })?;
-            parse(&text, path)
+    let mut merged = toml::Table::new();
+    let mut always_on = Config::default().always;
+    for (kind, path) in &source.layers {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+            file: path.to_path_buf(),
+            source: e,
+        })?;
+        // Each file on its own first, so an error names its file and key.
+        let layer = parse(&text, path)?;
+        if !matches!(kind, LayerKind::Project | LayerKind::Local) {
+            always_on = layer.always.clone();
+        }
+        let table: toml::Table = toml::from_str(&text).map_err(|e| ConfigError::Invalid {
+            file: path.to_path_buf(),
+            key: None,
+            line: None,
+            message: e.to_string(),
+        })?;
+        merge(&mut merged, table);
+    }
+    let Some(last) = source.path() else {
+        return Ok(Config::default());
+    };
+    let text = toml::to_string(&merged).unwrap_or_default();
+    let mut config = parse(&text, last)?;
+    // A project's files (which come with the repository) cannot turn off
+    // the always-on protections the user's file or the defaults keep on.
+    config.always.reverse_shells |= always_on.reverse_shells;
+    config.always.remote_code |= always_on.remote_code;
+    config.always.self_protection |= always_on.self_protection;
+    Ok(config)
+}
+
+/// The files' settings merged as `load` merges them, as TOML (for
+/// `bashgate config`); empty when a file cannot be read.
+pub fn merged_text(source: &Source) -> String {
+    let mut merged = toml::Table::new();
+    for (_, path) in &source.layers {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            return String::new();
+        };
+        let Ok(table) = toml::from_str::<toml::Table>(&text) else {
+            return String::new();
+        };
+        merge(&mut merged, table);
+    }
+    toml::to_string(&merged).unwrap_or_default()
+}
+
+/// Merges `over` into `base`: tables key by key, anything else replaced.
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
         }
     }
 }

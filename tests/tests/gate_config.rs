@@ -1,6 +1,7 @@
 //! Configuration discovery and errors through the built binary.
 
 use bashgate_tests::gate::Sandbox;
+use serde_json::json;
 
 fn config_line(s: &Sandbox, extra: &[&str]) -> String {
     let mut args = extra.to_vec();
@@ -69,6 +70,50 @@ fn the_hook_finds_the_project_config_through_the_events_cwd() {
     };
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+}
+
+#[test]
+fn the_projects_policy_holds_in_subdirectories_and_files_layer() {
+    let s = Sandbox::new();
+    let proj = s.project();
+    std::fs::create_dir_all(proj.join(".git")).unwrap();
+    std::fs::create_dir_all(proj.join("sub/deeper")).unwrap();
+    // The user's file turns the git guard on; the project's adds the
+    // denylist and tries to switch self-protection off.
+    let user = s.dir.path().join("xdg/bashgate/config.toml");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, "[git_guard]\nenabled = true\n").unwrap();
+    std::fs::write(
+        proj.join(".bashgate.toml"),
+        "[denylist]\nenabled = true\n[always]\nself_protection = false\n",
+    )
+    .unwrap();
+    std::fs::write(proj.join(".bashgate.local.toml"), "on_error = \"deny\"\n").unwrap();
+    let event = |cwd: &std::path::Path, cmd: &str| {
+        json!({
+            "session_id": "sub", "cwd": cwd, "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": cmd},
+        })
+    };
+    let deeper = proj.join("sub/deeper");
+    // After `cd sub/deeper`: every layer still applies.
+    for cmd in ["git push", "sudo ls", "echo x >> ../../.bashgate.toml"] {
+        let a = s.hook(&event(&deeper, cmd));
+        assert_eq!(a.decision(), "deny", "{cmd}: {}", a.reason());
+    }
+    let mut c = s.command();
+    c.current_dir(&deeper);
+    let out = c.arg("config").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(".bashgate.local.toml (local)"), "{text}");
+    assert!(text.contains(".bashgate.toml (project)"), "{text}");
+    assert!(text.contains("config.toml (user)"), "{text}");
+    assert!(text.contains("on_error = \"deny\""), "{text}");
+    assert!(
+        text.contains("git-guard") && text.contains("denylist"),
+        "{text}"
+    );
+    assert!(text.contains("self-protection"), "{text}");
 }
 
 #[test]

@@ -125,7 +125,8 @@ impl SelfGuard {
         // the one in force now.
         protected.extend(crate::config::candidate_files());
         for p in [
-            ".bashgate.toml",
+            crate::config::PROJECT_FILE,
+            crate::config::LOCAL_FILE,
             ".claude/settings.json",
             ".claude/settings.local.json",
         ] {
@@ -157,7 +158,9 @@ impl SelfGuard {
         for c in r.components() {
             at.push(c);
             let name = c.as_os_str().to_string_lossy();
-            if name == ".bashgate.toml" || (last_was_claude && name.starts_with("settings")) {
+            let config_name =
+                name == crate::config::PROJECT_FILE || name == crate::config::LOCAL_FILE;
+            if config_name || (last_was_claude && name.starts_with("settings")) {
                 return Some(Place::Inside(at));
             }
             last_was_claude = name == ".claude";
@@ -404,7 +407,7 @@ impl SelfGuard {
 
     /// A protected file's name inside a word (code, not a path).
     fn mentions(&self, word: &str) -> Option<String> {
-        for m in [".bashgate.toml", ".claude/settings", "bashgate/config.toml"] {
+        for m in [".bashgate", ".claude/settings", "bashgate/config.toml"] {
             if word.contains(m) {
                 return Some(m.to_string());
             }
