@@ -633,3 +633,113 @@ fn an_answer_on_the_host_is_remembered_without_the_clients_post_tool_event_and_c
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no session"));
 }
+
+#[test]
+fn a_daemon_killed_mid_load_loses_no_answered_audit_row() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let mut d = Daemon::start(HOST, CONTAINER, Listen::Tcp);
+    let tok = d.session("load");
+    let api = d.container();
+    let answered = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let workers: Vec<_> = (0..8)
+        .map(|n| {
+            let (api, tok) = (api.clone(), tok.clone());
+            let (answered, stop) = (answered.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut i = 0;
+                while !stop.load(Ordering::SeqCst) {
+                    let cmd = format!("echo load-{n}-{i}");
+                    i += 1;
+                    let body = json!({ "command": cmd });
+                    match http::json(&api, "POST", "/v1/check", Some(&tok), &body) {
+                        Ok(r) if r.status == 200 => {
+                            answered.fetch_add(1, Ordering::SeqCst);
+                        }
+                        // The daemon is gone: stop.
+                        _ => break,
+                    }
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    d.kill();
+    stop.store(true, Ordering::SeqCst);
+    for w in workers {
+        w.join().unwrap();
+    }
+    let answered = answered.load(Ordering::SeqCst);
+    assert!(answered > 50, "only {answered} checks were answered");
+    let rows = d
+        .sandbox
+        .audit(&["--limit", "1000000", "--session", "load"])
+        .into_iter()
+        .filter(|r| r["event"] == "daemon-check")
+        .count();
+    assert!(
+        rows >= answered,
+        "{answered} checks answered, {rows} audited"
+    );
+}
+
+#[test]
+fn unfinished_bodies_from_one_session_do_not_stall_the_others() {
+    use std::net::TcpStream;
+    use std::time::{Duration, Instant};
+    let d = Daemon::start(HOST, CONTAINER, Listen::Tcp);
+    let bad = d.session("hostile");
+    let good = d.session("polite");
+    let Addr::Tcp(addr) = d.container() else {
+        panic!("a TCP daemon")
+    };
+    // 300 connections, each with headers and half a body, held open.
+    let held: Vec<TcpStream> = (0..300)
+        .filter_map(|_| {
+            let mut s = TcpStream::connect(&addr).ok()?;
+            let head = format!(
+                "POST /v1/check HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {bad}\r\n\
+                 Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"command\": \"ls"
+            );
+            s.write_all(head.as_bytes()).ok()?;
+            Some(s)
+        })
+        .collect();
+    assert!(held.len() > 250, "only {} connections opened", held.len());
+    std::thread::sleep(Duration::from_millis(300));
+    // Another session is answered at once.
+    let t = Instant::now();
+    let r = http::json(
+        &d.container(),
+        "POST",
+        "/v1/check",
+        Some(&good),
+        &json!({"command": "ls -la"}),
+    )
+    .unwrap();
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(
+        t.elapsed() < Duration::from_secs(3),
+        "took {:?}",
+        t.elapsed()
+    );
+    // The flood was refused or timed out, never served.
+    let mut statuses = std::collections::BTreeMap::new();
+    for mut s in held {
+        s.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
+        let mut buf = [0u8; 64];
+        let n = s.read(&mut buf).unwrap_or(0);
+        let line = String::from_utf8_lossy(&buf[..n]).to_string();
+        let status = line.split(' ').nth(1).unwrap_or("none").to_string();
+        *statuses.entry(status).or_insert(0) += 1;
+    }
+    assert!(
+        statuses.keys().all(|k| k == "429" || k == "408"),
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.get("429").copied().unwrap_or(0) > 200,
+        "{statuses:?}"
+    );
+}

@@ -196,7 +196,9 @@ fn allowlist_seed_003() {
         ("pkill -f bash", "BG405"),
         ("chmod 777 init.sh", "BG405"),
         ("chmod -R +x .", "BG405"),
-        ("rm -rf /", "BG405"),
+        // The root holds bashgate's state: self-protection, which runs
+        // before the allowlist, denies it first.
+        ("rm -rf /", "BG420"),
         ("rm -rf /etc/*", "BG405"),
         ("rm -rf ~", "BG405"),
         ("env rm -rf /usr", "BG405"),

@@ -197,7 +197,8 @@ impl SelfGuard {
         for p in &self.protected {
             let text = p.display().to_string();
             let literal = &abs[..abs.find(['*', '?', '[']).unwrap_or(abs.len())];
-            if glob_match(&abs, &text) || literal.starts_with(&format!("{text}/")) {
+            // A glob expands only to files that exist.
+            if p.exists() && (glob_match(&abs, &text) || literal.starts_with(&format!("{text}/"))) {
                 return Some(Place::Inside(p.clone()));
             }
             if p.exists()
@@ -211,7 +212,12 @@ impl SelfGuard {
         (!under.is_empty()).then_some(Place::Above(under))
     }
 
+    /// Where a shape can lie. A shape that starts with a run-time part can
+    /// be anywhere: that is for the caller to weigh, not a place.
     fn place_shape(&self, cwd: &Path, shape: &str) -> Option<Place> {
+        if shape.starts_with('*') {
+            return None;
+        }
         if shape.contains(['*', '?', '[']) {
             self.place_pattern(cwd, shape)
         } else {

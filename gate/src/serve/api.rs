@@ -43,6 +43,10 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/admin/{*rest}", any(refuse_admin))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(app.config.serve.max_body_bytes))
+        .layer(middleware::from_fn_with_state(
+            app.clone(),
+            super::fairness::fair,
+        ))
         .layer(middleware::from_fn_with_state(app.clone(), count))
         .with_state(app)
 }
@@ -180,7 +184,8 @@ async fn check(
             if let Some(a) = &body.agent_session {
                 r.reason = format!("{} [agent session {a}]", r.reason);
             }
-            auditor.record(r);
+            // On disk before the answer leaves.
+            auditor.record_durably(r);
         }
         let d = &outcome.decision;
         if d.permission == Permission::Ask {

@@ -15,6 +15,7 @@ mod admin;
 mod api;
 mod approvals;
 mod auditor;
+mod fairness;
 mod listen;
 pub mod store;
 mod webhook;
@@ -70,6 +71,8 @@ pub struct App {
     pub changes: watch::Sender<u64>,
     pub stats: Stats,
     pub webhook: Option<webhook::Webhook>,
+    /// Requests in flight per session (see `fairness.rs`).
+    pub in_flight: fairness::InFlight,
 }
 
 impl App {
@@ -206,6 +209,7 @@ async fn serve(config: Config, config_file: Option<PathBuf>, flags: Flags) -> Re
         audit,
         changes,
         stats: Stats::default(),
+        in_flight: fairness::InFlight::default(),
         webhook,
     });
 
