@@ -2,17 +2,24 @@
 //! loopback port, creates a session, and sends checks to its container API
 //! from many concurrent clients (one connection per check, as the hooks
 //! do). Prints p50 / p90 / p99 / max latency and the throughput; exits 1
-//! if any check failed.
+//! if any check failed. Clients share sessions, up to 16 clients each.
+//!
+//! `--hostile N` adds a hostile client while the load runs: N connections
+//! from a session of its own that send a request's headers and half its
+//! body and then stall, reopened as the daemon closes them. The
+//! well-behaved clients' figures then show what that costs them.
 //!
 //! ```text
 //! cargo build --release -p bashgate -p bashgate-tests --bin bashgate --bin bashgate-load
 //! target/release/bashgate-load --checks 1000 --clients 50
 //! target/release/bashgate-load --checks 1000 --clients 50 --unix
+//! target/release/bashgate-load --checks 1000 --clients 50 --hostile 1100
 //! ```
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
@@ -35,6 +42,8 @@ struct Args {
     clients: usize,
     /// Listen on a unix socket instead of loopback TCP.
     unix: bool,
+    /// Stalled connections held open by a hostile client during the load.
+    hostile: usize,
 }
 
 fn args() -> Result<Args, String> {
@@ -46,6 +55,7 @@ fn args() -> Result<Args, String> {
         checks: 1000,
         clients: 50,
         unix: false,
+        hostile: 0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -55,9 +65,10 @@ fn args() -> Result<Args, String> {
             "--checks" => a.checks = value()?.parse().map_err(|e| format!("--checks: {e}"))?,
             "--clients" => a.clients = value()?.parse().map_err(|e| format!("--clients: {e}"))?,
             "--unix" => a.unix = true,
+            "--hostile" => a.hostile = value()?.parse().map_err(|e| format!("--hostile: {e}"))?,
             "-h" | "--help" => {
                 return Err(
-                    "usage: bashgate-load [--bashgate PATH] [--checks N] [--clients N] [--unix]"
+                    "usage: bashgate-load [--bashgate PATH] [--checks N] [--clients N] [--unix] [--hostile N]"
                         .into(),
                 )
             }
@@ -129,16 +140,32 @@ fn main() {
             std::process::exit(1);
         })
         .to_string();
-    let created = http::json(
-        &Addr::Unix(admin.clone()),
-        "POST",
-        "/admin/sessions",
-        None,
-        &json!({"name": "load"}),
-    )
-    .expect("admin socket");
-    let token = created.body["token"].as_str().unwrap().to_string();
+    let session = |name: String| {
+        let created = http::json(
+            &Addr::Unix(admin.clone()),
+            "POST",
+            "/admin/sessions",
+            None,
+            &json!({ "name": name }),
+        )
+        .expect("admin socket");
+        created.body["token"].as_str().unwrap().to_string()
+    };
+    let tokens: Vec<String> = (0..a.clients.div_ceil(16))
+        .map(|i| session(format!("load-{i}")))
+        .collect();
     let api = Addr::parse(&url);
+    let stop = Arc::new(AtomicBool::new(false));
+    let refused = Arc::new(AtomicUsize::new(0));
+    let hostile = (a.hostile > 0).then(|| {
+        let token = session("hostile".into());
+        let (api, stop, refused, n) = (api.clone(), stop.clone(), refused.clone(), a.hostile);
+        std::thread::spawn(move || hostile_client(&api, &token, n, &stop, &refused))
+    });
+    if hostile.is_some() {
+        // Let it fill its connections first.
+        std::thread::sleep(Duration::from_millis(500));
+    }
 
     let per_client = a.checks / a.clients;
     let extra = a.checks % a.clients;
@@ -146,7 +173,7 @@ fn main() {
     let start = Instant::now();
     let handles: Vec<_> = (0..a.clients)
         .map(|c| {
-            let (api, token, barrier) = (api.clone(), token.clone(), barrier.clone());
+            let (api, token, barrier) = (api.clone(), tokens[c / 16].clone(), barrier.clone());
             let n = per_client + usize::from(c < extra);
             std::thread::spawn(move || {
                 barrier.wait();
@@ -176,6 +203,8 @@ fn main() {
         errors.extend(e);
     }
     let wall = start.elapsed();
+    stop.store(true, Ordering::SeqCst);
+    let held = hostile.map(|h| h.join().unwrap_or(0));
     let stats: Value = http::json(
         &Addr::Unix(admin),
         "GET",
@@ -208,6 +237,13 @@ fn main() {
         ms(percentile(&lat, 0.99)),
         ms(*lat.last().unwrap())
     );
+    if let Some(held) = held {
+        report += &format!(
+            "hostile client: {} stalled connections held open at most, {} refused or timed out by the daemon\n",
+            held,
+            refused.load(Ordering::SeqCst)
+        );
+    }
     report += &format!("daemon counters: {stats}\n");
     report += &format!("errors: {}\n", errors.len());
     for e in errors.iter().take(10) {
@@ -217,5 +253,64 @@ fn main() {
     let _ = std::io::Write::write_all(&mut std::io::stdout(), report.as_bytes());
     if !errors.is_empty() {
         std::process::exit(1);
+    }
+}
+
+/// Holds up to `n` connections that send headers and half a body, then
+/// stall; counts the ones the daemon answers (429 or 408) and reopens them
+/// until `stop`. Returns the most held open at once.
+fn hostile_client(api: &Addr, token: &str, n: usize, stop: &AtomicBool, refused: &AtomicUsize) -> usize {
+    use std::io::{Read, Write};
+    let head = format!(
+        "POST /v1/check HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"command\": \"ls"
+    );
+    let open = || -> Option<Box<dyn ReadWrite>> {
+        let mut s: Box<dyn ReadWrite> = match api {
+            Addr::Tcp(a) => Box::new(std::net::TcpStream::connect(a).ok()?),
+            Addr::Unix(p) => Box::new(std::os::unix::net::UnixStream::connect(p).ok()?),
+        };
+        s.write_all(head.as_bytes()).ok()?;
+        s.set_nonblocking().ok()?;
+        Some(s)
+    };
+    let mut conns: Vec<Box<dyn ReadWrite>> = Vec::new();
+    let mut most = 0;
+    while !stop.load(Ordering::SeqCst) {
+        while conns.len() < n {
+            match open() {
+                Some(c) => conns.push(c),
+                None => break,
+            }
+        }
+        most = most.max(conns.len());
+        let mut buf = [0u8; 256];
+        conns.retain_mut(|c| match c.read(&mut buf) {
+            Ok(0) => false,
+            Ok(_) => {
+                refused.fetch_add(1, Ordering::SeqCst);
+                false
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => true,
+            Err(_) => false,
+        });
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    most
+}
+
+trait ReadWrite: std::io::Read + std::io::Write + Send {
+    fn set_nonblocking(&self) -> std::io::Result<()>;
+}
+
+impl ReadWrite for std::net::TcpStream {
+    fn set_nonblocking(&self) -> std::io::Result<()> {
+        std::net::TcpStream::set_nonblocking(self, true)
+    }
+}
+
+impl ReadWrite for std::os::unix::net::UnixStream {
+    fn set_nonblocking(&self) -> std::io::Result<()> {
+        std::os::unix::net::UnixStream::set_nonblocking(self, true)
     }
 }
