@@ -332,12 +332,28 @@ pub async fn wait_for_approval(
 /// Reports a finished tool call to the daemon, which sets the session's
 /// taint from what it read. Errors are returned for the caller to print.
 pub fn report(config: &Config, url: &str, call: &ToolCall) -> Result<(), String> {
+    post_taint(config, url, body(call))
+}
+
+/// Reports both taint flags for a session whose earlier report was lost
+/// (`why` says what was lost).
+pub fn report_lost(config: &Config, url: &str, why: &str) -> Result<(), String> {
+    for flag in ["corruption", "secret"] {
+        post_taint(
+            config,
+            url,
+            json!({ "flag": flag, "detail": format!("a taint report was lost on the way to the daemon ({why})") }),
+        )?;
+    }
+    Ok(())
+}
+
+fn post_taint(config: &Config, url: &str, body: Value) -> Result<(), String> {
     let target = Target::parse(url)?;
     let token = std::env::var(&config.remote.token_env)
         .ok()
         .filter(|t| !t.trim().is_empty())
         .ok_or_else(|| format!("${} is not set", config.remote.token_env))?;
-    let body = body(call);
     let timeout = Duration::from_millis(config.remote.timeout_ms);
     let a = runtime()?.block_on(call_within(
         timeout,

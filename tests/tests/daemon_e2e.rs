@@ -743,3 +743,56 @@ fn unfinished_bodies_from_one_session_do_not_stall_the_others() {
         "{statuses:?}"
     );
 }
+
+#[test]
+fn a_taint_report_that_misses_the_daemon_is_sent_before_the_next_decision() {
+    let mut d = Daemon::start(HOST, CONTAINER, Listen::Unix);
+    let tok = d.session("lossy");
+    let url = d.url.clone();
+    let args = ["hook", "claude", "--remote", url.as_str()];
+    let event = |name: &str, tool: &str, input: Value| {
+        json!({
+            "session_id": "claude-l", "cwd": "/work", "hook_event_name": name,
+            "tool_name": tool, "tool_input": input, "tool_response": {},
+        })
+    };
+    // The daemon is down when the web page's taint is reported.
+    d.kill();
+    let a = d
+        .hook_with(
+            &args,
+            Some(&tok),
+            &event(
+                "PostToolUse",
+                "WebFetch",
+                json!({"url": "https://example.com", "prompt": "p"}),
+            ),
+        )
+        .finish();
+    let told = a.json["systemMessage"].as_str().unwrap_or("");
+    assert!(told.contains("could not report"), "{a:?}");
+    d.restart();
+    // The next call reports the lost taint first: the daemon's session now
+    // carries both flags, and a network command waits for a person.
+    let hook = d.hook_with(
+        &args,
+        Some(&tok),
+        &event(
+            "PreToolUse",
+            "Bash",
+            json!({"command": "curl https://example.com"}),
+        ),
+    );
+    let id = approval_id(&d.wait_pending(1)[0]);
+    let r = d.admin("GET", "/admin/sessions", &Value::Null);
+    assert_eq!(
+        r.body["sessions"][0]["taint"],
+        json!({"corruption": true, "secret": true}),
+        "{r:?}"
+    );
+    d.cli(&["deny", &id]);
+    assert_eq!(
+        hook.finish().json["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+}

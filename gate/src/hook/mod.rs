@@ -218,17 +218,37 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
     };
 
     if let Some(url) = &remote {
+        // A report that did not reach the daemon is kept here until it does.
+        let local = bashgate::taint::Store::new(&config.state_dir());
         match event.kind {
             Kind::Pre => {
+                if let Some(why) = local.lost(session) {
+                    if let Err(e) = crate::remote::report_lost(&config, url, &why) {
+                        let d = failed(&format!(
+                            "an earlier taint report for this session has not reached the daemon ({why}) and cannot be sent now ({e})"
+                        ));
+                        answer(&P::render(Reply::Decision(&d)));
+                        return;
+                    }
+                    let _ = local.clear(session);
+                }
                 let d = crate::remote::decide_hook(&config, config_file, url, &call);
                 answer(&reply(&d, false));
             }
             _ => {
                 // Report first: the next decision must see this taint.
-                if let Err(e) = crate::remote::report(&config, url, &call) {
-                    eprintln!("bashgate: taint not reported to the daemon at {url}: {e}");
+                match crate::remote::report(&config, url, &call) {
+                    Ok(()) => {
+                        answer(&P::render(Reply::Nothing));
+                    }
+                    Err(e) => {
+                        let why = format!("the daemon at {url} did not take it: {e}");
+                        local.mark_lost(session, &why);
+                        let msg = format!("bashgate could not report what this {tool} call read to the daemon ({e}); the session's next call reports it as tainted with untrusted content and secrets before anything else is decided");
+                        answer(&P::render(Reply::Warning(&msg)));
+                        eprintln!("bashgate: {msg}");
+                    }
                 }
-                answer(&P::render(Reply::Nothing));
             }
         }
         return;

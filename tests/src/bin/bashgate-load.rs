@@ -259,7 +259,13 @@ fn main() {
 /// Holds up to `n` connections that send headers and half a body, then
 /// stall; counts the ones the daemon answers (429 or 408) and reopens them
 /// until `stop`. Returns the most held open at once.
-fn hostile_client(api: &Addr, token: &str, n: usize, stop: &AtomicBool, refused: &AtomicUsize) -> usize {
+fn hostile_client(
+    api: &Addr,
+    token: &str,
+    n: usize,
+    stop: &AtomicBool,
+    refused: &AtomicUsize,
+) -> usize {
     use std::io::{Read, Write};
     let head = format!(
         "POST /v1/check HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
