@@ -796,3 +796,34 @@ fn a_taint_report_that_misses_the_daemon_is_sent_before_the_next_decision() {
         "deny"
     );
 }
+
+#[test]
+fn one_process_cannot_take_every_connection_slot_of_the_socket() {
+    use std::os::unix::net::UnixStream;
+    use std::time::Duration;
+    let d = Daemon::start(HOST, CONTAINER, Listen::Unix);
+    let tok = d.session("socket");
+    let Addr::Unix(path) = d.container() else {
+        panic!("a unix daemon")
+    };
+    // This process opens 100 connections and says nothing on them.
+    let held: Vec<UnixStream> = (0..100)
+        .map(|_| UnixStream::connect(&path).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let closed = held
+        .iter()
+        .filter(|s| {
+            s.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
+            let mut b = [0u8; 1];
+            matches!((&**s).read(&mut b), Ok(0))
+        })
+        .count();
+    assert!(closed >= 100 - 64, "only {closed} of 100 were closed");
+    // Another process (a hook) is still answered.
+    let a = d
+        .hook_json(Some(&tok), &bash("curl https://example.com"))
+        .finish();
+    assert_eq!(a.json["decision"], "allow", "{a:?}");
+    drop(held);
+}

@@ -8,7 +8,8 @@ use std::io;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::serve::Listener;
@@ -192,8 +193,108 @@ impl ContainerListener {
                 });
                 serve(l, router).await
             }
-            ContainerListener::Unix(l, _) => serve(l, router).await,
+            ContainerListener::Unix(l, _) => serve(PerPeer::new(l), router).await,
         }
+    }
+}
+
+/// At most this many connections from one process (a unix socket's peer)
+/// are open at once; more are closed as soon as they are accepted, so one
+/// process cannot take every slot.
+pub const PER_PEER: usize = 64;
+
+/// A unix listener that caps the connections each peer process holds.
+pub struct PerPeer {
+    inner: UnixListener,
+    open: Arc<Mutex<HashMap<i32, usize>>>,
+}
+
+impl PerPeer {
+    fn new(inner: UnixListener) -> PerPeer {
+        PerPeer {
+            inner,
+            open: Arc::default(),
+        }
+    }
+}
+
+/// A connection counted against its peer until it is dropped.
+pub struct Counted {
+    stream: UnixStream,
+    peer: i32,
+    open: Arc<Mutex<HashMap<i32, usize>>>,
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = open.get_mut(&self.peer) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                open.remove(&self.peer);
+            }
+        }
+    }
+}
+
+impl tokio::io::AsyncRead for Counted {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        std::pin::Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for Counted {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<io::Result<usize>> {
+        std::pin::Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        std::pin::Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        std::pin::Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+impl Listener for PerPeer {
+    type Io = Counted;
+    type Addr = tokio::net::unix::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            let (stream, addr) = Listener::accept(&mut self.inner).await;
+            // A peer whose process is unknown counts as one peer.
+            let peer = stream.peer_cred().ok().and_then(|c| c.pid()).unwrap_or(-1);
+            {
+                let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+                let n = open.entry(peer).or_insert(0);
+                if *n >= PER_PEER {
+                    continue;
+                }
+                *n += 1;
+            }
+            let open = self.open.clone();
+            return (Counted { stream, peer, open }, addr);
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<Self::Addr> {
+        self.inner.local_addr()
     }
 }
 
