@@ -660,3 +660,76 @@ fn a_client_that_never_closes_stdin_still_gets_a_decision() {
     let reason = v["hookSpecificOutput"]["permissionDecisionReason"].to_string();
     assert!(reason.contains("did not finish sending"), "{reason}");
 }
+
+#[test]
+fn a_really_full_disk_taints_the_session() {
+    // A 256 KiB tmpfs, filled, holds the state directory: mounted in a
+    // user and mount namespace of its own (no privilege needed where the
+    // kernel allows unprivileged user namespaces).
+    let s = Sandbox::new();
+    let probe = std::process::Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "true"])
+        .status();
+    if !probe.is_ok_and(|st| st.success()) {
+        eprintln!("skipped: this machine cannot make a user and mount namespace");
+        return;
+    }
+    let dir = s.dir.path();
+    let mnt = dir.join("small");
+    std::fs::create_dir_all(&mnt).unwrap();
+    std::fs::create_dir_all(dir.join("runtime")).unwrap();
+    let post = s.post_event(
+        "full",
+        "WebFetch",
+        json!({"url": "https://example.com/page", "prompt": "p"}),
+    );
+    let pre = s.pre_event(
+        "full",
+        "Bash",
+        json!({"command": "curl https://example.com"}),
+    );
+    let script = r#"
+        set -e
+        mount -t tmpfs -o size=256k tmpfs "$MNT"
+        mkdir -p "$MNT/state"
+        dd if=/dev/zero of="$MNT/fill" bs=4k 2>/dev/null || true
+        printf '%s' "$POST" | "$BG" hook claude > "$OUT/post.json"
+        printf '%s' "$PRE" | "$BG" hook claude > "$OUT/pre.json"
+        df -k "$MNT" | tail -1 > "$OUT/df.txt"
+    "#;
+    let mut c = std::process::Command::new("unshare");
+    c.args(["--user", "--map-root-user", "--mount", "sh", "-c", script]);
+    for (k, v) in &s.env {
+        c.env(k, v);
+    }
+    let st = c
+        .env("MNT", &mnt)
+        .env("OUT", dir)
+        .env("BG", bashgate_tests::bashgate_bin())
+        .env("POST", post.to_string())
+        .env("PRE", pre.to_string())
+        .env("BASHGATE_STATE_DIR", mnt.join("state"))
+        .env("XDG_RUNTIME_DIR", dir.join("runtime"))
+        .current_dir(s.project())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let df = std::fs::read_to_string(dir.join("df.txt")).unwrap();
+    let free: u64 = df.split_whitespace().nth(3).unwrap().parse().unwrap();
+    assert_eq!(free, 0, "the disk was not full: {df}");
+    let post: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("post.json")).unwrap()).unwrap();
+    assert!(
+        post["systemMessage"]
+            .as_str()
+            .unwrap_or("")
+            .contains("could not record"),
+        "{post}"
+    );
+    let pre: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("pre.json")).unwrap()).unwrap();
+    assert_eq!(
+        pre["hookSpecificOutput"]["permissionDecision"], "ask",
+        "{pre}"
+    );
+}
