@@ -552,8 +552,8 @@ pub const LOCAL_FILE: &str = ".bashgate.local.toml";
 /// `.bashgate.toml` and `.bashgate.local.toml`, looked for from `cwd`
 /// upward to the project root (`$CLAUDE_PROJECT_DIR` or `$BASHGATE_PROJECT_DIR`
 /// when `cwd` is inside it, else the nearest directory holding `.git`,
-/// never above the home directory), so a `cd` into a subdirectory keeps the
-/// project's policy.
+/// never above the home directory; with no project root, in `cwd` only), so
+/// a `cd` into a subdirectory keeps the project's policy.
 pub fn discover(flag: Option<&Path>, cwd: &Path) -> Source {
     if let Some(p) = flag {
         return Source {
@@ -572,9 +572,15 @@ pub fn discover(flag: Option<&Path>, cwd: &Path) -> Source {
             layers.push((LayerKind::User, user));
         }
     }
+    // Upward only inside a known project: above it lie shared directories
+    // (/tmp) where anyone could leave a `.bashgate.toml`.
     let root = project_root(cwd);
     let home = dirs::home_dir();
-    for dir in cwd.ancestors() {
+    let dirs: Vec<&Path> = match &root {
+        Some(_) => cwd.ancestors().collect(),
+        None => vec![cwd],
+    };
+    for dir in dirs {
         let project = dir.join(PROJECT_FILE);
         let local = dir.join(LOCAL_FILE);
         if project.is_file() || local.is_file() {
