@@ -74,7 +74,12 @@ impl Record {
             cwd: Some(cwd.display().to_string()),
             layer: d.layer.as_str().to_string(),
             rule: d.rule.map(|r| r.id().to_string()),
-            decision: d.permission.as_str().to_string(),
+            // An allow that holds only fenced is its own kind of answer.
+            decision: if d.confined {
+                "allow-confined".to_string()
+            } else {
+                d.permission.as_str().to_string()
+            },
             reason: d.reason.clone(),
             ..Default::default()
         }

@@ -10,14 +10,55 @@
 //!
 //! A Cop that is not configured (no key) makes the decision `ask`; a Cop
 //! that fails (timeout, HTTP error, unreadable answer) is `on_error`.
+//!
+//! Confinement (`[confine]`, issue 13) changes two cells when the surface
+//! can run the command fenced: in a tainted session, a `safe` command runs
+//! fenced (defence in depth against gaps in the proof) and an `unknown` one
+//! runs fenced instead of going to the Cop or the person. `network` keeps
+//! the table: fenced, it could only fail. With `when = "always"`, untainted
+//! `safe` and `unknown` commands run fenced too.
 
 use bashgate_analyzer::Verdict;
 
-use crate::config::OnError;
+use crate::call::Fence;
+use crate::config::{ConfineWhen, OnError};
 use crate::cop::CopResult;
 use crate::decision::{Decision, Layer};
 use crate::rules::GateRule;
 use crate::taint::Taint;
+
+/// Whether the commands the cascade lets through run fenced.
+#[derive(Debug, Clone, Copy)]
+pub struct Fencing<'a> {
+    pub when: ConfineWhen,
+    /// Whether the surface can run this command fenced.
+    pub offer: &'a Fence,
+}
+
+impl Fencing<'_> {
+    /// No confinement: the seed's table as it was.
+    pub const OFF: Fencing<'static> = Fencing {
+        when: ConfineWhen::Never,
+        offer: &Fence::Offered,
+    };
+
+    fn ready(&self) -> bool {
+        self.when != ConfineWhen::Never && *self.offer == Fence::Offered
+    }
+
+    /// Why a command that could have run fenced goes to the Cop or the
+    /// person instead, for the reason (empty when confinement is off).
+    fn missing(&self) -> String {
+        match (self.when, self.offer) {
+            (ConfineWhen::Never, _) | (_, Fence::Offered) => String::new(),
+            (_, Fence::Unavailable(why)) => {
+                format!(" It could not run fenced instead: {why}.")
+            }
+        }
+    }
+}
+
+const FENCE: &str = "no network, protected files read-only";
 
 /// Decides a command's fate from its verdict and the session's taint,
 /// calling `cop` only when a row needs it.
@@ -26,9 +67,16 @@ pub fn decide(
     taint: Taint,
     what: &str,
     on_err: OnError,
+    fencing: Fencing,
     cop: impl FnOnce() -> CopResult,
 ) -> Decision {
     if !taint.any() {
+        if fencing.when == ConfineWhen::Always && fencing.ready() && verdict != Verdict::Network {
+            return Decision::allow_confined(
+                Layer::Cascade,
+                format!("bashgate lets {what} run fenced ({FENCE}): confine.when = \"always\""),
+            );
+        }
         return Decision::allow(
             Layer::Cascade,
             format!("bashgate allowed {what}: the session has read nothing untrusted or secret"),
@@ -37,9 +85,21 @@ pub fn decide(
     let state = taint.describe();
     let human = GateRule::NeedsHuman;
     match verdict {
+        Verdict::Safe if fencing.ready() => Decision::allow_confined(
+            Layer::Cascade,
+            format!(
+                "bashgate lets {what} run fenced ({FENCE}): it is provably local, and the session is {state}"
+            ),
+        ),
         Verdict::Safe => Decision::allow(
             Layer::Cascade,
             format!("bashgate allowed {what}: it is provably local"),
+        ),
+        Verdict::Unknown if fencing.ready() => Decision::allow_confined(
+            Layer::Cascade,
+            format!(
+                "bashgate lets {what} run fenced ({FENCE}): it cannot be proven local and the session is {state}"
+            ),
         ),
         Verdict::Network if taint.both() => Decision::ask(
             Layer::Cascade,
@@ -91,7 +151,12 @@ pub fn decide(
                     Layer::Cascade,
                     format!("bashgate allowed {what}: it {kind} and the session is {state}, and the reviewer cleared it ({r})"),
                 ),
-                Err(d) => d,
+                Err(mut d) => {
+                    if verdict == Verdict::Unknown {
+                        d.reason.push_str(&fencing.missing());
+                    }
+                    d
+                }
             }
         }
     }
@@ -130,7 +195,7 @@ mod tests {
     }
 
     fn run(v: Verdict, t: Taint, cop: impl FnOnce() -> CopResult) -> Permission {
-        decide(v, t, "`x`", OnError::Ask, cop).permission
+        decide(v, t, "`x`", OnError::Ask, Fencing::OFF, cop).permission
     }
 
     // Every row of the seeds' decision tables (001 task 4, 004 §5a).
@@ -158,7 +223,14 @@ mod tests {
 
     #[test]
     fn network_with_both_taints_needs_the_person() {
-        let d = decide(Verdict::Network, BOTH, "`curl x`", OnError::Ask, never);
+        let d = decide(
+            Verdict::Network,
+            BOTH,
+            "`curl x`",
+            OnError::Ask,
+            Fencing::OFF,
+            never,
+        );
         assert_eq!(d.permission, Ask);
         assert_eq!(d.rule, Some(GateRule::NeedsHuman));
     }
@@ -175,9 +247,14 @@ mod tests {
 
     #[test]
     fn flagged_reason_reaches_the_agent() {
-        let d = decide(Verdict::Network, CORRUPT, "`curl x`", OnError::Ask, || {
-            CopResult::Flagged("Suspicious exfiltration".into())
-        });
+        let d = decide(
+            Verdict::Network,
+            CORRUPT,
+            "`curl x`",
+            OnError::Ask,
+            Fencing::OFF,
+            || CopResult::Flagged("Suspicious exfiltration".into()),
+        );
         assert!(d.reason.to_lowercase().contains("exfiltration"));
     }
 
@@ -194,11 +271,106 @@ mod tests {
             (OnError::Ask, Ask),
             (OnError::Deny, Deny),
         ] {
-            let d = decide(Verdict::Network, SECRET, "`x`", oe, || {
+            let d = decide(Verdict::Network, SECRET, "`x`", oe, Fencing::OFF, || {
                 CopResult::Failed("timeout".into())
             });
             assert_eq!(d.permission, p);
             assert_eq!(d.rule, Some(GateRule::GateError));
         }
+    }
+
+    fn fenced(v: Verdict, t: Taint, when: ConfineWhen, offer: &Fence) -> Decision {
+        decide(v, t, "`x`", OnError::Ask, Fencing { when, offer }, never)
+    }
+
+    #[test]
+    fn a_tainted_session_runs_what_it_lets_through_fenced() {
+        for t in [CORRUPT, SECRET, BOTH] {
+            for v in [Verdict::Safe, Verdict::Unknown] {
+                let d = fenced(v, t, ConfineWhen::Tainted, &Fence::Offered);
+                assert_eq!((d.permission, d.confined), (Allow, true), "{v:?} {t:?}");
+                assert!(d.reason.contains("fenced"), "{}", d.reason);
+            }
+        }
+    }
+
+    #[test]
+    fn network_keeps_the_table_even_when_the_fence_is_offered() {
+        let d = decide(
+            Verdict::Network,
+            BOTH,
+            "`curl x`",
+            OnError::Ask,
+            Fencing {
+                when: ConfineWhen::Always,
+                offer: &Fence::Offered,
+            },
+            never,
+        );
+        assert_eq!((d.permission, d.confined), (Ask, false));
+        let d = decide(
+            Verdict::Network,
+            CORRUPT,
+            "`curl x`",
+            OnError::Ask,
+            Fencing {
+                when: ConfineWhen::Tainted,
+                offer: &Fence::Offered,
+            },
+            clear,
+        );
+        assert_eq!((d.permission, d.confined), (Allow, false));
+    }
+
+    #[test]
+    fn untainted_sessions_are_fenced_only_when_asked_to_be() {
+        for v in [Verdict::Safe, Verdict::Unknown, Verdict::Network] {
+            let d = fenced(v, NONE, ConfineWhen::Tainted, &Fence::Offered);
+            assert_eq!((d.permission, d.confined), (Allow, false));
+        }
+        for v in [Verdict::Safe, Verdict::Unknown] {
+            let d = fenced(v, NONE, ConfineWhen::Always, &Fence::Offered);
+            assert_eq!((d.permission, d.confined), (Allow, true));
+        }
+        let d = fenced(Verdict::Network, NONE, ConfineWhen::Always, &Fence::Offered);
+        assert_eq!((d.permission, d.confined), (Allow, false));
+    }
+
+    #[test]
+    fn without_the_fence_the_old_table_applies_and_says_why() {
+        let gone = Fence::Unavailable("user namespaces are disabled".into());
+        let d = decide(
+            Verdict::Unknown,
+            CORRUPT,
+            "`make`",
+            OnError::Ask,
+            Fencing {
+                when: ConfineWhen::Tainted,
+                offer: &gone,
+            },
+            || CopResult::Unavailable("no key".into()),
+        );
+        assert_eq!((d.permission, d.confined), (Ask, false));
+        assert!(
+            d.reason.contains("user namespaces are disabled"),
+            "{}",
+            d.reason
+        );
+        let d = fenced(Verdict::Safe, BOTH, ConfineWhen::Tainted, &gone);
+        assert_eq!((d.permission, d.confined), (Allow, false));
+        // `never` is the seed's table, with no word about the fence.
+        let d = decide(
+            Verdict::Unknown,
+            CORRUPT,
+            "`make`",
+            OnError::Ask,
+            Fencing {
+                when: ConfineWhen::Never,
+                offer: &Fence::Offered,
+            },
+            || CopResult::Unavailable("no key".into()),
+        );
+        assert_eq!((d.permission, d.confined), (Ask, false));
+        assert!(!d.reason.contains("fenced"), "{}", d.reason);
     }
 }

@@ -82,6 +82,8 @@ pub struct Config {
     pub workspace: WorkspaceConfig,
     pub audit: AuditConfig,
     pub hook: HookConfig,
+    /// Running what cannot be proven local under `bashgate run`'s fence.
+    pub confine: ConfineConfig,
     /// The host daemon (`bashgate serve`).
     pub serve: ServeConfig,
     /// The container side: hooks that ask the daemon (`--remote`).
@@ -110,6 +112,7 @@ impl Default for Config {
             workspace: WorkspaceConfig::default(),
             audit: AuditConfig::default(),
             hook: HookConfig::default(),
+            confine: ConfineConfig::default(),
             serve: ServeConfig::default(),
             remote: RemoteConfig::default(),
             bash: None,
@@ -226,6 +229,52 @@ impl Default for TaintConfig {
             cascade: true,
             secret_paths: Vec::new(),
             network_commands_corrupt: true,
+        }
+    }
+}
+
+/// When a command the gate lets through runs fenced (no network, protected
+/// files read-only) instead of going to the reviewer or the person.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConfineWhen {
+    /// In a tainted session: every command let through runs fenced, and a
+    /// command that cannot be proven local runs fenced instead of asking.
+    #[default]
+    Tainted,
+    /// Also in untainted sessions.
+    Always,
+    /// Never: the seed's matrix (reviewer, person) as it was.
+    Never,
+}
+
+impl ConfineWhen {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConfineWhen::Tainted => "tainted",
+            ConfineWhen::Always => "always",
+            ConfineWhen::Never => "never",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ConfineConfig {
+    pub when: ConfineWhen,
+    /// The fence's profile (`bashgate run --profile`): default, strict or
+    /// network-only.
+    pub profile: String,
+    /// Paths kept read-only besides the built-in protected set.
+    pub protect: Vec<PathBuf>,
+}
+
+impl Default for ConfineConfig {
+    fn default() -> Self {
+        ConfineConfig {
+            when: ConfineWhen::default(),
+            profile: "default".into(),
+            protect: Vec::new(),
         }
     }
 }

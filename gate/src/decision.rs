@@ -82,6 +82,11 @@ pub struct Decision {
     /// The rule, when one rule decided.
     pub rule: Option<GateRule>,
     pub reason: String,
+    /// An allow that holds only for the command run under `bashgate run`'s
+    /// fence (no network, protected files read-only). A surface that
+    /// cannot deliver the fence must not run the command.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub confined: bool,
 }
 
 impl Decision {
@@ -96,7 +101,15 @@ impl Decision {
             layer,
             rule,
             reason,
+            confined: false,
         }
+    }
+
+    /// An allow for the command run fenced.
+    pub fn allow_confined(layer: Layer, reason: impl Into<String>) -> Self {
+        let mut d = Decision::allow(layer, reason);
+        d.confined = true;
+        d
     }
 
     pub fn allow(layer: Layer, reason: impl Into<String>) -> Self {

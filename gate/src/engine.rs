@@ -440,6 +440,15 @@ impl Gate {
         what: &str,
     ) -> Decision {
         if !self.config.taint.cascade {
+            if self.config.confine.when == crate::config::ConfineWhen::Always
+                && *call.tool.fence == crate::call::Fence::Offered
+                && verdict != Verdict::Network
+            {
+                return Decision::allow_confined(
+                    Layer::Cascade,
+                    format!("bashgate lets {what} run fenced (no network, protected files read-only): confine.when = \"always\""),
+                );
+            }
             return Decision::allow(
                 Layer::Cascade,
                 format!("bashgate allowed {what}: no policy layer objected"),
@@ -450,10 +459,28 @@ impl Gate {
                 Layer::Cascade,
                 format!("bashgate allowed {what}: it is provably local (the session's taint could not be read)"),
             ),
+            // Unreadable taint may be any taint: fenced, the command can do
+            // no more than in a tainted session.
+            Err(e)
+                if verdict == Verdict::Unknown
+                    && self.config.confine.when != crate::config::ConfineWhen::Never
+                    && *call.tool.fence == crate::call::Fence::Offered =>
+            {
+                Decision::allow_confined(
+                    Layer::Cascade,
+                    format!("bashgate lets {what} run fenced (no network, protected files read-only): it cannot be proven local and the session's taint could not be read ({e})"),
+                )
+            }
             Err(e) => self.on_error(Layer::State, &format!("cannot read the session's taint: {e}")),
-            Ok(t) => cascade::decide(verdict, *t, what, self.config.on_error, || {
-                env.review(&Question::Bash { command })
-            }),
+            Ok(t) => {
+                let fencing = cascade::Fencing {
+                    when: self.config.confine.when,
+                    offer: call.tool.fence,
+                };
+                cascade::decide(verdict, *t, what, self.config.on_error, fencing, || {
+                    env.review(&Question::Bash { command })
+                })
+            }
         }
     }
 
@@ -473,6 +500,13 @@ impl Gate {
     }
 
     pub fn record(&self, call: &ToolCall) -> Result<Vec<Source>, StateError> {
+        // A command the hook rewrote to run fenced is recorded as the
+        // agent's own command (what it read is what that command read).
+        let unwrapped = fenced_original(call);
+        let call = match &unwrapped {
+            Some(input) => &ToolCall { input, ..*call },
+            None => call,
+        };
         let sources = self.taint_sources(call);
         let ran = match self.tools().classify(call.tool, &self.config) {
             ToolKind::Bash => call
@@ -505,6 +539,15 @@ impl Gate {
     }
 }
 
+/// The input with the agent's original command, when the command is one
+/// the hook rewrote to run under `bashgate run`.
+fn fenced_original(call: &ToolCall) -> Option<serde_json::Value> {
+    let original = crate::rewrite::original(call.command()?)?;
+    let mut input = call.input.clone();
+    input["command"] = serde_json::Value::String(original);
+    Some(input)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -523,6 +566,7 @@ mod tests {
             cwd,
             tool,
             input: &input,
+            fence: &crate::call::Fence::not_offered(),
         })
         .decision
     }
@@ -597,6 +641,7 @@ mod tests {
                 cwd: t.path(),
                 tool,
                 input: &input,
+                fence: &crate::call::Fence::not_offered(),
             })
             .unwrap();
         }
@@ -625,6 +670,7 @@ mod tests {
                 cwd: t.path(),
                 tool: "Bash",
                 input: &input,
+                fence: &crate::call::Fence::not_offered(),
             });
             assert_eq!(s.iter().any(|s| s.flag == "secret"), secret, "{cmd}");
             assert_eq!(s.iter().any(|s| s.flag == "corruption"), corrupt, "{cmd}");

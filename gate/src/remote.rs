@@ -207,7 +207,9 @@ async fn ask_daemon(
 ) -> Decision {
     let url = target.to_string();
     let timeout = Duration::from_millis(config.remote.timeout_ms);
-    let body = body(call);
+    let mut body = body(call);
+    // Whether the fence can be set up here, where the command runs.
+    body["fence"] = json!(call.fence.wire());
     let a = match call_within(
         timeout,
         target,
@@ -265,12 +267,15 @@ fn answer_decision(v: &Value) -> Option<Decision> {
         Some("remembered") => Layer::Remembered,
         _ => Layer::Cascade,
     };
-    Some(Decision::new(
+    let mut d = Decision::new(
         permission,
         layer,
         v["rule"].as_str().and_then(GateRule::from_key),
         reason,
-    ))
+    );
+    // An allow that holds only fenced stays so here.
+    d.confined = permission == Permission::Allow && v["confined"] == true;
+    Some(d)
 }
 
 /// Long-polls the daemon for an approval's answer until `wait` runs out,

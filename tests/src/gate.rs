@@ -10,6 +10,28 @@ use serde_json::{json, Value};
 
 use crate::bashgate_bin;
 
+/// Whether `bashgate run` can confine on this machine (`bashgate doctor`
+/// says so): then a tainted session's commands are answered
+/// `allow-confined` instead of `allow` or `ask`.
+pub fn fence_available() -> bool {
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        Command::new(bashgate_bin())
+            .arg("doctor")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+/// What a tainted session answers for a command bashgate lets through.
+pub fn tainted_allow() -> &'static str {
+    if fence_available() {
+        "allow-confined"
+    } else {
+        "allow"
+    }
+}
+
 /// A throwaway world for one test: its own state directory, project
 /// directory and configuration, and no inherited keys or configs.
 pub struct Sandbox {
@@ -30,13 +52,24 @@ impl Answer {
     /// bashgate's decision. An answer of exactly `{}` is its "no
     /// objection": the call is left to Claude Code's own permission rules,
     /// and the gate's decision (as the audit log records it) was `allow`.
+    /// `allow-confined` for a command rewritten to run under `bashgate
+    /// run` (an `updatedInput`) with no decision of its own.
     pub fn decision(&self) -> &str {
         if self.json == json!({}) {
             return "allow";
         }
-        self.json["hookSpecificOutput"]["permissionDecision"]
-            .as_str()
-            .unwrap_or("")
+        let out = &self.json["hookSpecificOutput"];
+        match out["permissionDecision"].as_str() {
+            Some(d) => d,
+            None if out["updatedInput"].is_object() => "allow-confined",
+            None => "",
+        }
+    }
+
+    /// The command the client runs instead of the agent's, when the answer
+    /// rewrote it.
+    pub fn rewritten(&self) -> Option<&str> {
+        self.json["hookSpecificOutput"]["updatedInput"]["command"].as_str()
     }
 
     pub fn reason(&self) -> &str {

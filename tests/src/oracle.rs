@@ -98,7 +98,7 @@ pub fn is_root() -> bool {
 /// without root's privileges over the machine's files: as root, a network
 /// namespace and then `setpriv` to `nobody`; otherwise an unprivileged user
 /// namespace, where the user's own files are all it can touch.
-fn unshare_prefix() -> Result<Vec<String>, String> {
+pub fn unshare_prefix() -> Result<Vec<String>, String> {
     let mut errors = String::new();
     let mut candidates: Vec<Vec<String>> = Vec::new();
     if is_root() {

@@ -9,7 +9,12 @@ const SAFE: &str = "ls -la src | grep rs | wc -l";
 const NETWORK: &str = "curl https://api.github.com/repos/x/y";
 const UNKNOWN: &str = "make build";
 
+/// The seed's tables, as they were before confinement (`when = "never"`).
 fn cop(flagged: bool) -> (Server, Sandbox) {
+    cop_with(flagged, "[confine]\nwhen = \"never\"\n")
+}
+
+fn cop_with(flagged: bool, extra: &str) -> (Server, Sandbox) {
     let text = format!(
         "{{\"flagged\": {flagged}, \"reason\": \"{}\"}}",
         if flagged {
@@ -20,7 +25,7 @@ fn cop(flagged: bool) -> (Server, Sandbox) {
     );
     let server = Server::start(Reply::Json(200, Server::anthropic_text(&text)));
     let mut s = Sandbox::with_config(&format!(
-        "[cop]\nbase_url = \"{}\"\napi_key_env = \"BASHGATE_TEST_COP_KEY\"\ntimeout_ms = 5000\n",
+        "{extra}[cop]\nbase_url = \"{}\"\napi_key_env = \"BASHGATE_TEST_COP_KEY\"\ntimeout_ms = 5000\n",
         server.url
     ));
     s.set("BASHGATE_TEST_COP_KEY", "test-key");
@@ -56,6 +61,51 @@ const ROWS: &[Row] = &[
     (true, true, UNKNOWN, false, "allow", true),
     (true, true, UNKNOWN, true, "ask", true),
 ];
+
+/// The same rows with confinement on (the default, on a machine that can
+/// confine): a tainted session runs `safe` and `unknown` commands fenced,
+/// without the Cop; `network` keeps the seed's rows.
+const FENCED_ROWS: &[Row] = &[
+    (false, false, SAFE, true, "allow", false),
+    (false, false, UNKNOWN, true, "allow", false),
+    (true, false, SAFE, true, "allow-confined", false),
+    (true, true, SAFE, true, "allow-confined", false),
+    (true, false, NETWORK, false, "allow", true),
+    (true, false, NETWORK, true, "deny", true),
+    (true, true, NETWORK, false, "ask", false),
+    (true, false, UNKNOWN, true, "allow-confined", false),
+    (false, true, UNKNOWN, true, "allow-confined", false),
+    (true, true, UNKNOWN, true, "allow-confined", false),
+];
+
+#[test]
+fn rows_with_confinement() {
+    if !Sandbox::new().run(&["doctor"]).status.success() {
+        println!("this machine cannot confine (`bashgate doctor`); the seed's rows apply");
+        return;
+    }
+    for (i, &(c, sec, cmd, flagged, expected, asked)) in FENCED_ROWS.iter().enumerate() {
+        let (server, s) = cop_with(flagged, "");
+        let session = format!("row-{i}");
+        s.taint(&session, c, sec);
+        let a = s.bash(&session, cmd);
+        assert_eq!(
+            a.decision(),
+            expected,
+            "row {i}: corruption={c} secret={sec} `{cmd}`: {}",
+            a.json
+        );
+        assert_eq!(!server.requests().is_empty(), asked, "row {i}: Cop asked?");
+        if expected == "allow-confined" {
+            // The command runs under `bashgate run`, exactly as written.
+            let line = a.rewritten().unwrap();
+            assert!(line.contains(" run --profile 'default' "), "{line}");
+            assert!(line.contains(&format!(" -- '{cmd}'; ")), "{line}");
+            // The client's own rules still decide whether it runs at all.
+            assert!(a.json["hookSpecificOutput"]["permissionDecision"].is_null());
+        }
+    }
+}
 
 #[test]
 fn every_row_of_the_seed_tables() {
@@ -170,7 +220,7 @@ fn contains_secrets_taints_every_session() {
         Server::anthropic_text("{\"flagged\": true, \"reason\": \"exfil\"}"),
     ));
     let mut s = Sandbox::with_config(&format!(
-        "contains_secrets = true\n[cop]\nbase_url = \"{}\"\napi_key_env = \"K\"\n",
+        "contains_secrets = true\n[confine]\nwhen = \"never\"\n[cop]\nbase_url = \"{}\"\napi_key_env = \"K\"\n",
         server.url
     ));
     s.set("K", "k");

@@ -2,7 +2,7 @@
 //! event JSON. Output shape, exit status, malformed input, taint carried
 //! from PostToolUse to PreToolUse, concurrency, and `init claude`.
 
-use bashgate_tests::gate::Sandbox;
+use bashgate_tests::gate::{tainted_allow, Sandbox};
 use serde_json::{json, Value};
 
 #[test]
@@ -204,7 +204,8 @@ fn concurrent_pre_and_post_hooks_all_answer() {
             let s = &s;
             scope.spawn(move || {
                 let a = s.bash("mixed", &format!("ls dir{i}"));
-                assert_eq!(a.decision(), "allow");
+                // Before or after another thread's taint.
+                assert!(matches!(a.decision(), "allow" | "allow-confined"), "{a:?}");
                 s.post(
                     "mixed",
                     "WebFetch",
@@ -213,7 +214,7 @@ fn concurrent_pre_and_post_hooks_all_answer() {
             });
         }
     });
-    assert_eq!(s.bash("mixed", "ls").decision(), "allow");
+    assert_eq!(s.bash("mixed", "ls").decision(), tainted_allow());
     assert_eq!(s.bash("mixed", "curl https://x").decision(), "ask");
 }
 

@@ -49,6 +49,24 @@ impl Protocol for Claude {
                     "permissionDecisionReason": d.reason,
                 }
             }),
+            // The rewritten command replaces the agent's. With no
+            // permissionDecision the client's own rules and prompts still
+            // apply to it.
+            Reply::Fenced {
+                decision,
+                input,
+                approve,
+            } => {
+                let mut out = json!({
+                    "hookEventName": "PreToolUse",
+                    "updatedInput": input,
+                    "permissionDecisionReason": decision.reason,
+                });
+                if approve {
+                    out["permissionDecision"] = json!("allow");
+                }
+                json!({ "hookSpecificOutput": out })
+            }
             Reply::Nothing => json!({}),
             // Shown to the person; the call itself is not affected.
             Reply::Warning(m) => json!({ "systemMessage": m }),

@@ -12,6 +12,13 @@
 //! {"decision": "allow" | "deny" | "ask", "reason": "..."}
 //! ```
 //!
+//! or, for a command that may run only fenced (`[confine]`), a decision no
+//! caller can mistake for a plain allow:
+//!
+//! ```json
+//! {"decision": "allow-confined", "reason": "...", "command": "<run this instead>", "tool_input": {...}}
+//! ```
+//!
 //! `tool_name` defaults to `Bash`, `session_id` to `default`, `cwd` to the
 //! hook's working directory. Every request is a decision to make.
 
@@ -64,6 +71,14 @@ impl Protocol for JsonHook {
     fn render(reply: Reply) -> Value {
         match reply {
             Reply::Decision(d) => json!({ "decision": d.permission.as_str(), "reason": d.reason }),
+            Reply::Fenced {
+                decision, input, ..
+            } => json!({
+                "decision": "allow-confined",
+                "reason": decision.reason,
+                "command": input["command"],
+                "tool_input": input,
+            }),
             // Never produced for this protocol (every request is decided and
             // allows are not deferred). Were it ever, the caller runs nothing
             // unasked: a missing decision must not read as an allow.

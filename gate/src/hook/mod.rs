@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use bashgate::audit::{Audit, Record};
+use bashgate::call::Fence;
 use bashgate::config::{self, OnError};
 use bashgate::decision::{Decision, Layer, Permission};
 use bashgate::engine::{Gate, ToolCall};
@@ -59,6 +60,15 @@ pub struct Event {
 pub enum Reply<'a> {
     /// A decision about a call that is about to run.
     Decision(&'a Decision),
+    /// An allow that holds only for the call as rewritten to run under
+    /// `bashgate run`'s fence: `input` is the tool input to run instead.
+    /// `approve` is whether bashgate may also approve it on the client's
+    /// behalf (the person stands behind it, or `auto_approve` covers it).
+    Fenced {
+        decision: &'a Decision,
+        input: &'a Value,
+        approve: bool,
+    },
     /// Nothing to decide (an event after a tool ran, or one we do not
     /// handle): the client goes on as it would without the hook.
     Nothing,
@@ -135,6 +145,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
                         cwd: &cwd,
                         tool: ev.tool.as_deref()?,
                         input: &ev.input,
+                        fence: &Fence::not_offered(),
                     };
                     Gate::always_on(&call)
                 });
@@ -153,12 +164,28 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         .map(str::to_string)
         .or_else(|| config.remote.url.clone());
     let auto_approve = config.hook.auto_approve;
+    let profile = config.confine.profile.clone();
     // An allow is bashgate having no objection; the client's own rules then
     // decide. It is passed on as an approval only when the person stands
     // behind it (they approved this command), or when the command is
     // provably read-only and the user asked bashgate to approve those.
-    let reply = move |d: &Decision, read_only: bool| {
+    let reply = move |d: &Decision, read_only: bool, input: &Value| {
         let approved = d.by_person() || (auto_approve && read_only);
+        if d.permission == Permission::Allow && d.confined {
+            return match fenced_input(input, &profile) {
+                Ok(input) => P::render(Reply::Fenced {
+                    decision: d,
+                    input: &input,
+                    approve: approved,
+                }),
+                // Never the command unfenced.
+                Err(why) => P::render(Reply::Decision(&Decision::on_error(
+                    OnError::Ask,
+                    Layer::Input,
+                    &format!("it was to run fenced, but {why}"),
+                ))),
+            };
+        }
         if P::DEFERS_ALLOW && d.permission == Permission::Allow && !approved {
             P::render(Reply::Nothing)
         } else {
@@ -210,11 +237,17 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         }
         return;
     };
+    let fence = if event.kind == Kind::Pre {
+        fence_offer(&config)
+    } else {
+        Fence::not_offered()
+    };
     let call = ToolCall {
         session,
         cwd: &cwd,
         tool,
         input: &event.input,
+        fence: &fence,
     };
 
     if let Some(url) = &remote {
@@ -233,7 +266,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
                     let _ = local.clear(session);
                 }
                 let d = crate::remote::decide_hook(&config, config_file, url, &call);
-                answer(&reply(&d, false));
+                answer(&reply(&d, false, call.input));
             }
             _ => {
                 // Report first: the next decision must see this taint.
@@ -272,7 +305,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
     }));
     if pre {
         let outcome = gate.decide_guarded(&call);
-        answer(&reply(&outcome.decision, outcome.read_only));
+        answer(&reply(&outcome.decision, outcome.read_only, call.input));
         for w in &outcome.warnings {
             eprintln!("bashgate: {w}");
         }
@@ -284,6 +317,30 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         record_taint::<P>(&gate, &call, P::audit_event(&event.kind), audit.as_deref());
         // `record_taint` answers as soon as the state is written.
     }
+}
+
+/// Whether this hook can run a command fenced on this machine: the
+/// configuration wants it and the kernel offers the profile's layers.
+fn fence_offer(config: &config::Config) -> Fence {
+    if config.confine.when == config::ConfineWhen::Never {
+        return Fence::Unavailable("confine.when = \"never\"".into());
+    }
+    // Until `bashgate run` lands (issue 13, in progress).
+    let _ = &config.confine.profile;
+    Fence::Unavailable("bashgate run is not built yet".into())
+}
+
+/// The tool input with its command rewritten to run under `bashgate run`.
+fn fenced_input(input: &Value, profile: &str) -> Result<Value, String> {
+    let command = input
+        .get("command")
+        .and_then(Value::as_str)
+        .ok_or("the call has no command to run")?;
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("bashgate cannot find its own binary ({e})"))?;
+    let mut out = input.clone();
+    out["command"] = Value::String(bashgate::rewrite::fenced(&exe, profile, command));
+    Ok(out)
 }
 
 /// Reads stdin, bounded, and decodes it.

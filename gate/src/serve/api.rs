@@ -29,6 +29,7 @@ use serde_json::{json, Value};
 use super::store::{token_hash, DbStore};
 use super::{approvals, blocking, ApiError, ApiJson, ApiResult, App};
 use bashgate::audit::Record;
+use bashgate::call::Fence;
 use bashgate::decision::Permission;
 use bashgate::engine::{Gate, ToolCall};
 use bashgate::taint::{self, Source};
@@ -122,6 +123,9 @@ struct CheckBody {
     cwd: Option<String>,
     /// The agent's own session id, kept in the audit log.
     agent_session: Option<String>,
+    /// `"offered"` when the client runs an allow-confined command under
+    /// `bashgate run` where it runs; otherwise why it cannot.
+    fence: Option<String>,
 }
 
 thread_local! {
@@ -169,11 +173,13 @@ async fn check(
             .tool_name
             .filter(|t| !t.is_empty())
             .unwrap_or("Bash".into());
+        let fence = Fence::from_wire(body.fence.as_deref());
         let call = ToolCall {
             session: &session,
             cwd: &cwd,
             tool: &tool,
             input: &input,
+            fence: &fence,
         };
         let outcome = with_gate(&app, |g| g.decide_guarded(&call));
         for w in &outcome.warnings {
@@ -205,12 +211,16 @@ async fn check(
             ));
             return Ok(Json(v));
         }
-        Ok(Json(json!({
+        let mut v = json!({
             "decision": d.permission.as_str(),
             "reason": d.reason,
             "rule": d.rule,
             "layer": d.layer.as_str(),
-        })))
+        });
+        if d.confined {
+            v["confined"] = json!(true);
+        }
+        Ok(Json(v))
     })
     .await
 }
@@ -289,6 +299,7 @@ async fn report_taint(
                     cwd: &cwd,
                     tool: &tool,
                     input: &input,
+                    fence: &Fence::not_offered(),
                 };
                 with_gate(&app, |g| g.record(&call))
                     .map_err(|e| ApiError::internal(e.to_string()))?

@@ -1,0 +1,85 @@
+//! The command line that runs a command under `bashgate run`'s fence in
+//! the client's own shell, keeping what that shell keeps between calls.
+//!
+//! The original command travels as one single-quoted word, so the shell
+//! hands `bashgate run` exactly its bytes (a `'` becomes `'\''`; nothing
+//! else is special inside single quotes). The command's final working
+//! directory comes back through a temporary file, and the wrapper `cd`s
+//! there, so `cd sub && make` leaves the shell in `sub` as it would
+//! unfenced. The wrapper's exit status is the command's.
+
+use std::path::Path;
+
+/// Variables the wrapper sets in the client's shell.
+const CWD_VAR: &str = "__bashgate_cwd";
+const STATUS_VAR: &str = "__bashgate_status";
+
+/// One shell word whose value is exactly `s`.
+pub fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// `command`, run by `bashgate` (this binary's path) under `profile`.
+pub fn fenced(bashgate: &Path, profile: &str, command: &str) -> String {
+    let bin = quote(&bashgate.display().to_string());
+    let (c, s) = (CWD_VAR, STATUS_VAR);
+    format!(
+        "{c}=$(mktemp \"${{TMPDIR:-/tmp}}/bashgate-cwd.XXXXXX\") && {bin} run --profile {} --cwd-file \"${c}\" -- {}; \
+         {s}=$?; if [ -s \"${c}\" ]; then cd -- \"$(cat -- \"${c}\")\" || true; fi; rm -f -- \"${c}\"; \
+         (exit ${s})",
+        quote(profile),
+        quote(command),
+    )
+}
+
+/// The original command back out of a line `fenced` wrote, or `None` for
+/// anything else.
+pub fn original(line: &str) -> Option<String> {
+    let start = line.find(" -- '")? + 4;
+    let rest = &line[start..];
+    let end = rest.find(&format!("; {STATUS_VAR}=$?;"))?;
+    unquote(&rest[..end])
+}
+
+/// The value of one word that `quote` wrote.
+fn unquote(word: &str) -> Option<String> {
+    let inner = word.strip_prefix('\'')?.strip_suffix('\'')?;
+    let mut out = String::new();
+    for (i, part) in inner.split(r"'\''").enumerate() {
+        if part.contains('\'') {
+            return None;
+        }
+        if i > 0 {
+            out.push('\'');
+        }
+        out.push_str(part);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_awkward_commands() {
+        for c in [
+            "make test",
+            "echo 'it''s' \"$HOME\" `id` $(pwd)",
+            "printf '%s\\n' '\\''",
+            "a\nb\n'",
+            "",
+            "'",
+            "; rm -rf / #",
+        ] {
+            let line = fenced(Path::new("/usr/bin/bash gate"), "default", c);
+            assert_eq!(original(&line).as_deref(), Some(c), "{line}");
+        }
+    }
+
+    #[test]
+    fn other_lines_are_not_taken_for_a_fenced_one() {
+        assert_eq!(original("make test"), None);
+        assert_eq!(original("bashgate run -- 'a'b'; x"), None);
+    }
+}

@@ -1,0 +1,82 @@
+//! Issue 13's measurement: of the everyday commands a coding agent runs
+//! (corpus/everyday/commands.toml), how many stop for a person in a session
+//! that has read untrusted content (a WebFetch) with no reviewer configured.
+//! Without confinement that is most of them; with it, only the ones that
+//! need the network. Through the built hook, as Claude Code calls it.
+//!
+//! `cargo test -p bashgate-tests --test everyday -- --nocapture` prints the
+//! figures.
+
+use bashgate_tests::gate::Sandbox;
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct List {
+    command: Vec<Everyday>,
+}
+
+#[derive(Deserialize)]
+struct Everyday {
+    run: String,
+    #[serde(default)]
+    network: bool,
+}
+
+fn everyday() -> Vec<Everyday> {
+    let path = bashgate_tests::workspace_root().join("corpus/everyday/commands.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    toml::from_str::<List>(&text).unwrap().command
+}
+
+/// Each command's decision in a corruption-tainted session under `config`.
+fn decisions(config: &str) -> Vec<(String, String)> {
+    let s = Sandbox::with_config(config);
+    s.taint("s", true, false);
+    everyday()
+        .iter()
+        .map(|c| (c.run.clone(), s.bash("s", &c.run).decision().to_string()))
+        .collect()
+}
+
+fn fence_available() -> bool {
+    let s = Sandbox::new();
+    s.run(&["doctor"]).status.success()
+}
+
+#[test]
+fn confinement_leaves_only_the_network_to_the_person() {
+    let list = everyday();
+    assert!(list.len() >= 45, "the issue asks for at least 45 commands");
+    let before = decisions("[confine]\nwhen = \"never\"\n");
+    let after = decisions("");
+    let asks = |d: &[(String, String)]| d.iter().filter(|(_, x)| x == "ask").count();
+    println!(
+        "everyday commands in a corruption-tainted session, no reviewer: {} of {} ask without confinement, {} of {} with it",
+        asks(&before),
+        list.len(),
+        asks(&after),
+        list.len()
+    );
+    for (c, d) in &after {
+        println!("  {d:15} {c}");
+    }
+    // The seed's matrix: everything that cannot be proven local asks.
+    assert!(asks(&before) * 2 > list.len(), "{before:?}");
+    if !fence_available() {
+        println!("this machine cannot confine (see `bashgate doctor`): the old matrix stays");
+        assert_eq!(asks(&after), asks(&before));
+        return;
+    }
+    assert!(asks(&after) <= 10, "{after:?}");
+    for (c, (cmd, d)) in list.iter().zip(&after) {
+        if c.network {
+            // Fenced, it could only fail: the person decides.
+            assert_eq!(d, "ask", "{cmd}");
+        } else {
+            assert!(
+                d == "allow-confined" || d == "allow",
+                "{cmd} stopped for a person: {d}"
+            );
+        }
+    }
+}
