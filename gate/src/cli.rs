@@ -171,6 +171,27 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         admin_socket: Option<PathBuf>,
     },
+    /// Run a bash command fenced: no network, protected files read-only
+    /// (what the hook rewrites a tainted session's commands to).
+    ///
+    /// Exit status: the command's; 126 when the fence cannot be set up
+    /// (then nothing ran).
+    Run {
+        /// default, strict or network-only (default: [confine] profile).
+        #[arg(long, value_name = "NAME")]
+        profile: Option<String>,
+        /// Write the command's final working directory here.
+        #[arg(long, value_name = "FILE")]
+        cwd_file: Option<PathBuf>,
+        /// The command, as one argument (after `--`).
+        #[arg(required = true, last = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
+    /// Which layers of the fence this machine offers.
+    Doctor {
+        #[arg(long, default_value = "default", value_name = "NAME")]
+        profile: String,
+    },
     /// The daemon's request counters (JSON).
     Stats {
         #[arg(long, value_name = "PATH")]
@@ -440,6 +461,17 @@ pub fn run() -> ExitCode {
             Ok((_, c)) => crate::admin_cli::answer(&c, admin_socket.as_deref(), &id, false, note),
             Err(code) => code,
         },
+        Command::Run {
+            profile,
+            cwd_file,
+            command,
+        } => crate::fence_cli::run(
+            config_flag.as_deref(),
+            profile.as_deref(),
+            cwd_file,
+            &command.join(" "),
+        ),
+        Command::Doctor { profile } => crate::fence_cli::doctor(&profile),
         Command::Stats { admin_socket } => {
             match crate::commands::load_config(config_flag.as_deref()) {
                 Ok((_, c)) => crate::admin_cli::stats(&c, admin_socket.as_deref()),

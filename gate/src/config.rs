@@ -649,7 +649,7 @@ pub fn discover(flag: Option<&Path>, cwd: &Path) -> Source {
 }
 
 /// The root of the project `cwd` is in, if one is known.
-fn project_root(cwd: &Path) -> Option<PathBuf> {
+pub fn project_root(cwd: &Path) -> Option<PathBuf> {
     for var in ["BASHGATE_PROJECT_DIR", "CLAUDE_PROJECT_DIR"] {
         if let Some(d) = std::env::var_os(var).filter(|v| !v.is_empty()) {
             let d = PathBuf::from(d);

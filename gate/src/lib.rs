@@ -28,6 +28,7 @@ pub mod cop;
 pub mod decision;
 pub mod endpoint;
 pub mod engine;
+pub mod fence;
 pub mod policy;
 pub mod reads;
 pub mod remember;

@@ -325,9 +325,10 @@ fn fence_offer(config: &config::Config) -> Fence {
     if config.confine.when == config::ConfineWhen::Never {
         return Fence::Unavailable("confine.when = \"never\"".into());
     }
-    // Until `bashgate run` lands (issue 13, in progress).
-    let _ = &config.confine.profile;
-    Fence::Unavailable("bashgate run is not built yet".into())
+    match bashgate::fence::probe().can_run(&config.confine.profile) {
+        Ok(()) => Fence::Offered,
+        Err(why) => Fence::Unavailable(why),
+    }
 }
 
 /// The tool input with its command rewritten to run under `bashgate run`.

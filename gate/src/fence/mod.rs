@@ -1,0 +1,143 @@
+//! `bashgate run`'s fence: a command and every process it starts run with
+//! no network and with the protected paths read-only, enforced by the
+//! kernel, so what the analyzer cannot prove local can still run without a
+//! person (issue 13).
+//!
+//! The layers, each set up in [`run`] and reported in [`Layers`]:
+//! - namespaces (`ns.rs`): a new user, mount, network and pid namespace.
+//!   The network namespace has no interface up; the pid namespace ends
+//!   every process the command left behind when it ends.
+//! - mounts (`mounts.rs`): each protected path bind-mounted read-only onto
+//!   itself, and each of its ancestors made a mount point so it cannot be
+//!   renamed away; protected paths that did not exist are quarantined if
+//!   the command creates them (`protected.rs`).
+//! - capabilities (`caps.rs`): the bounding set emptied (root keeps only
+//!   file access), no-new-privileges.
+//! - seccomp (`seccomp.rs`): no socket but a unix one, no `connect`, no
+//!   io_uring, no mount or namespace calls, no ptrace.
+//! - Landlock (`landlock.rs`), where the kernel has it: no TCP, no abstract
+//!   unix sockets or signals outside the fence.
+//!
+//! Which layers a run requires is its [`Profile`]; a required layer that
+//! cannot be set up stops the run before the command starts (exit 126).
+
+#[cfg(target_os = "linux")]
+mod caps;
+#[cfg(target_os = "linux")]
+mod landlock;
+#[cfg(target_os = "linux")]
+mod mounts;
+#[cfg(target_os = "linux")]
+mod ns;
+mod probe;
+pub mod protected;
+#[cfg(target_os = "linux")]
+mod run;
+#[cfg(target_os = "linux")]
+mod seccomp;
+
+pub use probe::{probe, Probe};
+#[cfg(target_os = "linux")]
+pub use run::{run, CANNOT_CONFINE};
+
+use std::path::PathBuf;
+
+/// What a profile requires of the fence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Profile {
+    pub name: &'static str,
+    /// User, mount, network and pid namespaces, and the read-only mounts.
+    pub namespaces: bool,
+    /// The seccomp filter (always on: it is the network fence that needs
+    /// nothing but the kernel).
+    pub seccomp: bool,
+    /// Landlock at least this ABI (0: used where present, not required).
+    pub landlock_abi: i32,
+}
+
+pub const PROFILES: &[Profile] = &[
+    Profile {
+        name: "default",
+        namespaces: true,
+        seccomp: true,
+        landlock_abi: 0,
+    },
+    Profile {
+        name: "strict",
+        namespaces: true,
+        seccomp: true,
+        landlock_abi: 6,
+    },
+    // For machines without user namespaces (inside Docker's default
+    // seccomp profile): no network, but protected files are not fenced.
+    Profile {
+        name: "network-only",
+        namespaces: false,
+        seccomp: true,
+        landlock_abi: 0,
+    },
+];
+
+impl Profile {
+    pub fn named(name: &str) -> Result<Profile, String> {
+        PROFILES
+            .iter()
+            .find(|p| p.name == name)
+            .copied()
+            .ok_or_else(|| {
+                let names: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
+                format!(
+                    "no fence profile named {name:?} (there are: {})",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+/// What `bashgate run` is asked to do.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    pub command: String,
+    pub profile: Profile,
+    /// Paths kept read-only (from [`protected::default_protected`] and the
+    /// configuration).
+    pub protect: Vec<PathBuf>,
+    /// Where to write the command's final working directory.
+    pub cwd_file: Option<PathBuf>,
+}
+
+/// The layers that were in force for a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Layers {
+    pub namespaces: bool,
+    /// Protected paths mounted read-only.
+    pub read_only: usize,
+    /// Protected paths that did not exist, watched for the quarantine.
+    pub watched: usize,
+    pub capabilities: bool,
+    pub seccomp: bool,
+    /// The Landlock ABI enforced (0: none).
+    pub landlock_abi: i32,
+}
+
+impl Layers {
+    pub fn describe(&self) -> String {
+        let mut on = Vec::new();
+        if self.namespaces {
+            on.push(format!(
+                "namespaces (user, mount, network, pid); {} protected paths read-only, {} watched",
+                self.read_only, self.watched
+            ));
+        }
+        if self.capabilities {
+            on.push("capabilities dropped".into());
+        }
+        if self.seccomp {
+            on.push("seccomp".into());
+        }
+        if self.landlock_abi > 0 {
+            on.push(format!("Landlock ABI {}", self.landlock_abi));
+        }
+        on.join("; ")
+    }
+}

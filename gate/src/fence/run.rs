@@ -1,0 +1,263 @@
+//! `bashgate run`: sets up the fence and runs the command in it.
+//!
+//! The process tree: this process enters the namespaces and makes the
+//! mounts, then forks the fence's init (pid 1 of the new pid namespace),
+//! which mounts a fresh /proc and forks the command's shell; that shell
+//! drops capabilities, installs Landlock and seccomp and execs bash. When
+//! the shell exits, init exits with its status and the kernel ends every
+//! other process of the namespace. Signals to this process go on to the
+//! shell; if this process dies, init is killed (PDEATHSIG).
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use super::{caps, landlock, mounts, ns, probe, seccomp, Layers, RunSpec};
+
+/// The exit status when the fence cannot be set up (nothing ran).
+pub const CANNOT_CONFINE: i32 = 126;
+
+/// Runs the command fenced; returns its exit status (128 + signal for a
+/// signal), or [`CANNOT_CONFINE`] after printing why. `report` receives
+/// the layers in force before the command starts.
+pub fn run(spec: &RunSpec, report: &mut dyn FnMut(&Layers)) -> i32 {
+    match start(spec, report) {
+        Ok(code) => code,
+        Err(why) => {
+            eprintln!("bashgate run: cannot confine: {why}");
+            CANNOT_CONFINE
+        }
+    }
+}
+
+static CHILD: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn forward(sig: libc::c_int) {
+    let pid = CHILD.load(Ordering::SeqCst);
+    if pid > 0 {
+        unsafe { libc::kill(pid, sig) };
+    }
+}
+
+fn forward_signals(to: libc::pid_t) {
+    CHILD.store(to, Ordering::SeqCst);
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+        unsafe { libc::signal(sig, forward as *const () as libc::sighandler_t) };
+    }
+}
+
+fn start(spec: &RunSpec, report: &mut dyn FnMut(&Layers)) -> Result<i32, String> {
+    let probe = probe();
+    if spec.profile.landlock_abi > probe.landlock_abi {
+        return Err(format!(
+            "profile {:?} needs Landlock ABI {} and this kernel has {}",
+            spec.profile.name, spec.profile.landlock_abi, probe.landlock_abi
+        ));
+    }
+    let bash = find_bash()?;
+    let argv = shell_argv(&bash, spec);
+    let real_uid = unsafe { libc::getuid() };
+    let mut layers = Layers {
+        namespaces: spec.profile.namespaces,
+        capabilities: true,
+        seccomp: true,
+        landlock_abi: if probe.landlock_abi >= 4 {
+            probe.landlock_abi.min(6)
+        } else {
+            0
+        },
+        ..Layers::default()
+    };
+    let mut missing = Vec::new();
+    let cwd = std::env::current_dir().map_err(|e| format!("no working directory ({e})"))?;
+    if spec.profile.namespaces {
+        let (present, absent) = mounts::resolve(&spec.protect);
+        layers.read_only = present.len();
+        layers.watched = absent.len();
+        // Recorded before anything is made read-only (the audit log lives
+        // in a protected directory).
+        report(&layers);
+        ns::enter()?;
+        mounts::private_root()?;
+        mounts::fence(&present)?;
+        // The working directory was looked up before the mounts: entered
+        // again, relative paths go through them.
+        std::env::set_current_dir(&cwd)
+            .map_err(|e| format!("cannot re-enter {} ({e})", cwd.display()))?;
+        missing = absent;
+    } else {
+        report(&layers);
+        // Best effort: the profile asks for seccomp only.
+        let _ = ns::enter_network_only();
+    }
+
+    // SAFETY: this process is single-threaded (bashgate run starts no
+    // thread); the child sets up and execs or exits.
+    let init = unsafe { libc::fork() };
+    if init < 0 {
+        return Err(format!("cannot fork ({})", std::io::Error::last_os_error()));
+    }
+    if init == 0 {
+        let code = fence_init(spec, &argv, real_uid);
+        unsafe { libc::_exit(code) }
+    }
+    forward_signals(init);
+    let code = wait_exit(init);
+    quarantine(&missing);
+    if code != 0 && code != CANNOT_CONFINE {
+        eprintln!(
+            "bashgate: ran confined (no network; protected files read-only): a failure above may be the fence"
+        );
+    }
+    Ok(code)
+}
+
+/// pid 1 of the new pid namespace (or, without namespaces, a plain
+/// parent): starts the shell and reaps everything until it exits.
+fn fence_init(spec: &RunSpec, argv: &[CString], real_uid: libc::uid_t) -> i32 {
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
+    if spec.profile.namespaces {
+        if let Err(why) = mounts::fresh_proc() {
+            eprintln!("bashgate run: cannot confine: {why}");
+            return CANNOT_CONFINE;
+        }
+    }
+    let shell = unsafe { libc::fork() };
+    if shell < 0 {
+        return CANNOT_CONFINE;
+    }
+    if shell == 0 {
+        let why = exec_fenced(spec, argv, real_uid);
+        eprintln!("bashgate run: cannot confine: {why}");
+        unsafe { libc::_exit(CANNOT_CONFINE) }
+    }
+    forward_signals(shell);
+    // As init, reap every orphan until the shell itself exits.
+    loop {
+        let mut status = 0;
+        let pid = unsafe { libc::waitpid(-1, &mut status, 0) };
+        if pid == shell {
+            return decode(status);
+        }
+        if pid < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return CANNOT_CONFINE;
+        }
+    }
+}
+
+/// The last steps before the shell: the process-wide layers, then exec.
+fn exec_fenced(spec: &RunSpec, argv: &[CString], real_uid: libc::uid_t) -> String {
+    if let Err(e) = caps::drop_all(real_uid) {
+        if spec.profile.namespaces {
+            return e;
+        }
+        // Without a user namespace an unprivileged process has no
+        // capabilities to drop; no-new-privileges is what seccomp needs.
+        if let Err(e) = caps::no_new_privs() {
+            return e;
+        }
+    }
+    match landlock::restrict(probe().landlock_abi) {
+        Ok(got) if got < spec.profile.landlock_abi => {
+            return format!(
+                "Landlock ABI {} could not be enforced",
+                spec.profile.landlock_abi
+            )
+        }
+        Ok(_) => {}
+        Err(e) if spec.profile.landlock_abi > 0 => return e,
+        Err(_) => {}
+    }
+    if let Err(e) = seccomp::install() {
+        return e;
+    }
+    let mut ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+    ptrs.push(std::ptr::null());
+    unsafe { libc::execv(ptrs[0], ptrs.as_ptr()) };
+    format!(
+        "cannot run {:?} ({})",
+        argv[0],
+        std::io::Error::last_os_error()
+    )
+}
+
+fn wait_exit(pid: libc::pid_t) -> i32 {
+    loop {
+        let mut status = 0;
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if r == pid {
+            return decode(status);
+        }
+        if r < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return CANNOT_CONFINE;
+        }
+    }
+}
+
+fn decode(status: libc::c_int) -> i32 {
+    if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else if libc::WIFSIGNALED(status) {
+        128 + libc::WTERMSIG(status)
+    } else {
+        CANNOT_CONFINE
+    }
+}
+
+fn find_bash() -> Result<PathBuf, String> {
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
+    std::env::split_paths(&path)
+        .map(|d| d.join("bash"))
+        .find(|p| p.is_file())
+        .or_else(|| Some(PathBuf::from("/bin/bash")).filter(|p| p.is_file()))
+        .ok_or_else(|| "bash is not on PATH".to_string())
+}
+
+/// `bash -c COMMAND`, or with `--cwd-file` a shell that runs it through
+/// `eval` and writes its final directory on exit.
+fn shell_argv(bash: &Path, spec: &RunSpec) -> Vec<CString> {
+    let cs = |s: &[u8]| CString::new(s).unwrap_or_else(|_| CString::new("false").unwrap());
+    let mut argv = vec![cs(bash.as_os_str().as_bytes())];
+    match &spec.cwd_file {
+        None => {
+            argv.push(cs(b"-c"));
+            argv.push(cs(spec.command.as_bytes()));
+        }
+        Some(file) => {
+            argv.push(cs(b"-c"));
+            argv.push(cs(br#"__bashgate_command=$1; __bashgate_cwd=$2; set --; trap 'pwd -P >| "$__bashgate_cwd" 2>/dev/null' EXIT; eval "$__bashgate_command""#));
+            argv.push(cs(b"bash"));
+            argv.push(cs(spec.command.as_bytes()));
+            argv.push(cs(file.as_os_str().as_bytes()));
+        }
+    }
+    argv
+}
+
+/// Protected paths that did not exist and do now: moved aside, so what
+/// the command created cannot take effect.
+fn quarantine(missing: &[PathBuf]) {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    for p in missing {
+        if std::fs::symlink_metadata(p).is_err() {
+            continue;
+        }
+        let mut aside = p.as_os_str().to_owned();
+        aside.push(format!(".bashgate-quarantine-{now}"));
+        match std::fs::rename(p, &aside) {
+            Ok(()) => eprintln!(
+                "bashgate: the command created {}, which the fence protects; moved to {}",
+                p.display(),
+                Path::new(&aside).display()
+            ),
+            Err(e) => eprintln!(
+                "bashgate: the command created {}, which the fence protects, and it could not be moved aside ({e}): remove it before going on",
+                p.display()
+            ),
+        }
+    }
+}

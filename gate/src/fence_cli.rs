@@ -1,0 +1,117 @@
+//! `bashgate run` and `bashgate doctor`: the fence's command-line surface.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use bashgate::audit::{Audit, Record};
+use bashgate::config::{self, Config};
+use bashgate::decision::{Decision, Layer};
+use bashgate::fence::{self, protected, Profile, RunSpec};
+
+/// Runs `command` fenced with `profile`; the exit status is the command's.
+pub fn run(
+    config_flag: Option<&Path>,
+    profile: Option<&str>,
+    cwd_file: Option<PathBuf>,
+    command: &str,
+) -> ExitCode {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    // A broken configuration still gets the built-in protected set.
+    let config = config::load(&config::discover(config_flag, &cwd)).unwrap_or_else(|e| {
+        eprintln!("bashgate run: {e}; using the built-in protected paths");
+        Config::default()
+    });
+    let name = profile.unwrap_or(&config.confine.profile);
+    let profile = match Profile::named(name) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("bashgate run: cannot confine: {e}");
+            return ExitCode::from(126);
+        }
+    };
+    let root = config::project_root(&cwd).unwrap_or_else(|| cwd.clone());
+    let home = dirs::home_dir();
+    let state_dir = config.state_dir();
+    // Made now, so it is protected as it exists (not quarantined when the
+    // audit log creates it).
+    let _ = std::fs::create_dir_all(&state_dir);
+    let path_var = std::env::var_os("PATH");
+    let mut extra = config.confine.protect.clone();
+    if let Some(v) = std::env::var_os("BASHGATE_PROTECT") {
+        extra.extend(std::env::split_paths(&v));
+    }
+    let at = protected::Places {
+        home: home.as_deref(),
+        project_root: &root,
+        cwd: &cwd,
+        state_dir: &state_dir,
+        path_var: path_var.as_deref(),
+    };
+    let spec = RunSpec {
+        command: command.to_string(),
+        profile,
+        protect: protected::default_protected(&at, &extra),
+        cwd_file,
+    };
+    let audit = config.audit.enabled.then(|| config.audit_path());
+    run_spec(&spec, audit, &cwd)
+}
+
+#[cfg(target_os = "linux")]
+fn run_spec(spec: &RunSpec, audit: Option<PathBuf>, cwd: &Path) -> ExitCode {
+    let mut report = |layers: &fence::Layers| {
+        // Written before the command starts, outside the fence's writes.
+        if let Some(path) = &audit {
+            let d = Decision::allow_confined(
+                Layer::Cascade,
+                format!("ran fenced ({}): {}", spec.profile.name, layers.describe()),
+            );
+            let session = std::env::var("BASHGATE_SESSION").unwrap_or_else(|_| "run".into());
+            let mut r = Record::decided(&session, "run", "Bash", cwd, &d);
+            r.command = Some(spec.command.clone());
+            if let Err(e) = Audit::new(path.clone()).write(&r) {
+                eprintln!("bashgate run: audit record not written: {e}");
+            }
+        }
+    };
+    let code = fence::run(spec, &mut report);
+    if code == fence::CANNOT_CONFINE {
+        if let Some(path) = &audit {
+            let d = Decision::deny(
+                Layer::Input,
+                bashgate::GateRule::GateError,
+                "the fence could not be set up; nothing ran",
+            );
+            let mut r = Record::decided("run", "run", "Bash", cwd, &d);
+            r.command = Some(spec.command.clone());
+            let _ = Audit::new(path.clone()).write(&r);
+        }
+    }
+    ExitCode::from(code.clamp(0, 255) as u8)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn run_spec(_: &RunSpec, _: Option<PathBuf>, _: &Path) -> ExitCode {
+    eprintln!("bashgate run: cannot confine: the fence needs Linux");
+    ExitCode::from(126)
+}
+
+/// What this machine offers the fence, a line per layer.
+pub fn doctor(profile: &str) -> ExitCode {
+    let p = fence::probe();
+    for line in p.lines() {
+        println!("{line}");
+    }
+    match p.can_run(profile) {
+        Ok(()) => {
+            println!("bashgate run --profile {profile}: can confine commands here");
+            ExitCode::SUCCESS
+        }
+        Err(why) => {
+            println!(
+                "bashgate run --profile {profile}: CANNOT confine here: {why}. Tainted sessions then ask as before."
+            );
+            ExitCode::from(1)
+        }
+    }
+}
