@@ -533,6 +533,9 @@ fn a_tainted_session_runs_everyday_commands_fenced() {
     );
     let run = s.run();
     assert_eq!(run.audited("make test")["decision"], "allow-confined");
-    assert!(!run.exists("ran.txt"), "the fence let a command skip Claude Code's prompt");
+    assert!(
+        !run.exists("ran.txt"),
+        "the fence let a command skip Claude Code's prompt"
+    );
     assert!(run.bash_exchange("make test").is_error);
 }
