@@ -409,6 +409,17 @@ impl Gate {
                 } else {
                     b.analysis.verdict
                 };
+                // A runtime that only *can* reach the network runs fenced
+                // like an unknown command (gate/data/fence.toml).
+                let verdict = if verdict == Verdict::Network
+                    && self.config.confine.when != crate::config::ConfineWhen::Never
+                    && *call.tool.fence == crate::call::Fence::Offered
+                    && crate::fence::confinable(b.analysis)
+                {
+                    Verdict::Unknown
+                } else {
+                    verdict
+                };
                 self.cascade(call, &env, b.command, verdict, &what)
             }
             Subject::Local => Decision::allow(

@@ -42,6 +42,18 @@ pub use run::{run, CANNOT_CONFINE};
 
 use std::path::PathBuf;
 
+/// Whether every network finding of `analysis` only says a program *can*
+/// reach the network (`confinable_network` in gate/data/fence.toml): then
+/// the command can run fenced instead of going to the Cop or the person.
+pub fn confinable(analysis: &bashgate_analyzer::Analysis) -> bool {
+    let table = &protected::TABLE.confinable_network;
+    analysis
+        .findings
+        .iter()
+        .filter(|f| f.verdict() == bashgate_analyzer::Verdict::Network)
+        .all(|f| table.iter().any(|id| id == f.rule.id()))
+}
+
 /// What a profile requires of the fence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Profile {

@@ -9,12 +9,13 @@ use serde::Deserialize;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Table {
+pub(crate) struct Table {
     project: Vec<String>,
     home: Vec<String>,
+    pub(crate) confinable_network: Vec<String>,
 }
 
-static TABLE: LazyLock<Table> = LazyLock::new(|| {
+pub(crate) static TABLE: LazyLock<Table> = LazyLock::new(|| {
     toml::from_str(include_str!("../../data/fence.toml")).expect("gate/data/fence.toml is valid")
 });
 
