@@ -120,7 +120,7 @@ fn every_corpus_command_round_trips_through_bash() {
             if c.command.contains('\0') || c.command.len() > 100_000 {
                 continue;
             }
-            check(&w, &c.command);
+            check(w, &c.command);
             n += 1;
         }
     }
@@ -139,12 +139,12 @@ proptest! {
     #[test]
     fn arbitrary_strings_round_trip(command in "[^\\x00]{0,80}") {
         let w = world();
-        check(&w, &command);
+        check(w, &command);
     }
 
     #[test]
     fn quote_heavy_strings_round_trip(command in "['\"\\\\$`!;&|(){}<> \\n\\ta-z*?~#%-]{0,40}") {
         let w = world();
-        check(&w, &command);
+        check(w, &command);
     }
 }
