@@ -36,7 +36,7 @@ mod run;
 #[cfg(target_os = "linux")]
 mod seccomp;
 
-pub use probe::{probe, Probe};
+pub use probe::{probe, probe_cached, Probe};
 #[cfg(target_os = "linux")]
 pub use run::{run, CANNOT_CONFINE};
 

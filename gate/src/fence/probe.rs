@@ -25,6 +25,44 @@ pub fn probe() -> &'static Probe {
     })
 }
 
+/// [`probe`], with the namespace trial (a fork, most of the cost) kept in
+/// `dir` until the machine reboots, for the hook, which runs per call. A
+/// stale answer is harmless: a fence that cannot be set up after all stops
+/// the run before the command starts (exit 126), and one wrongly thought
+/// missing only means the old matrix asks.
+pub fn probe_cached(dir: &std::path::Path) -> Probe {
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+    let key = format!("{}:{}", boot.trim(), env!("CARGO_PKG_VERSION"));
+    let file = dir.join("fence-probe.txt");
+    let namespaces = match std::fs::read_to_string(&file) {
+        Ok(text) if !boot.is_empty() && text.lines().next() == Some(key.as_str()) => {
+            match text.lines().nth(1) {
+                Some("ok") => Ok(()),
+                Some(why) => Err(why.to_string()),
+                None => namespaces(),
+            }
+        }
+        _ => {
+            let r = namespaces();
+            let line = match &r {
+                Ok(()) => "ok".to_string(),
+                Err(e) => e.replace('\n', " "),
+            };
+            let _ = std::fs::create_dir_all(dir);
+            let tmp = dir.join(format!(".fence-probe.{}", std::process::id()));
+            if std::fs::write(&tmp, format!("{key}\n{line}\n")).is_ok() {
+                let _ = std::fs::rename(&tmp, &file);
+            }
+            r
+        }
+    };
+    Probe {
+        namespaces,
+        seccomp: seccomp(),
+        landlock_abi: landlock_abi(),
+    }
+}
+
 impl Probe {
     /// Whether `bashgate run --profile NAME` can set up every layer the
     /// profile requires; the error says what is missing.

@@ -13,7 +13,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI32, Ordering};
 
-use super::{caps, landlock, mounts, ns, probe, seccomp, Layers, RunSpec};
+use super::{caps, landlock, mounts, ns, seccomp, Layers, RunSpec};
 
 /// The exit status when the fence cannot be set up (nothing ran).
 pub const CANNOT_CONFINE: i32 = 126;
@@ -48,11 +48,12 @@ fn forward_signals(to: libc::pid_t) {
 }
 
 fn start(spec: &RunSpec, report: &mut dyn FnMut(&Layers)) -> Result<i32, String> {
-    let probe = probe();
-    if spec.profile.landlock_abi > probe.landlock_abi {
+    // No probe here: each layer is set up or the run stops.
+    let landlock_abi = super::probe::landlock_abi();
+    if spec.profile.landlock_abi > landlock_abi {
         return Err(format!(
             "profile {:?} needs Landlock ABI {} and this kernel has {}",
-            spec.profile.name, spec.profile.landlock_abi, probe.landlock_abi
+            spec.profile.name, spec.profile.landlock_abi, landlock_abi
         ));
     }
     let bash = find_bash()?;
@@ -62,8 +63,8 @@ fn start(spec: &RunSpec, report: &mut dyn FnMut(&Layers)) -> Result<i32, String>
         namespaces: spec.profile.namespaces,
         capabilities: true,
         seccomp: true,
-        landlock_abi: if probe.landlock_abi >= 4 {
-            probe.landlock_abi.min(6)
+        landlock_abi: if landlock_abi >= 4 {
+            landlock_abi.min(6)
         } else {
             0
         },
@@ -158,7 +159,7 @@ fn exec_fenced(spec: &RunSpec, argv: &[CString], real_uid: libc::uid_t) -> Strin
             return e;
         }
     }
-    match landlock::restrict(probe().landlock_abi) {
+    match landlock::restrict(super::probe::landlock_abi()) {
         Ok(got) if got < spec.profile.landlock_abi => {
             return format!(
                 "Landlock ABI {} could not be enforced",

@@ -325,7 +325,7 @@ fn fence_offer(config: &config::Config) -> Fence {
     if config.confine.when == config::ConfineWhen::Never {
         return Fence::Unavailable("confine.when = \"never\"".into());
     }
-    match bashgate::fence::probe().can_run(&config.confine.profile) {
+    match bashgate::fence::probe_cached(&config.state_dir()).can_run(&config.confine.profile) {
         Ok(()) => Fence::Offered,
         Err(why) => Fence::Unavailable(why),
     }
