@@ -827,3 +827,57 @@ fn one_process_cannot_take_every_connection_slot_of_the_socket() {
     assert_eq!(a.json["decision"], "allow", "{a:?}");
     drop(held);
 }
+
+/// Issue 13 through the daemon: a container hook says whether it can run a
+/// command fenced where it runs, the daemon answers `"confined": true` for
+/// a tainted session's unknown command, and the hook rewrites the command.
+/// A client that does not say so gets the seed's matrix.
+#[test]
+fn the_daemon_answers_allow_confined_to_a_hook_that_can_fence() {
+    let d = Daemon::start(HOST, CONTAINER, Listen::Tcp);
+    let tok = d.session("fenced");
+    d.taint("fenced", true, false);
+    let api = d.container();
+    let check = |body: Value| http::json(&api, "POST", "/v1/check", Some(&tok), &body).unwrap();
+    let r = check(json!({"command": "make test", "fence": "offered"}));
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(
+        (&r.body["decision"], &r.body["confined"]),
+        (&json!("allow"), &json!(true)),
+        "{r:?}"
+    );
+    // No word about the fence: the seed's matrix (the person).
+    let r = check(json!({"command": "make build"}));
+    assert_eq!(r.body["decision"], "pending", "{r:?}");
+    assert!(
+        r.body["reason"]
+            .as_str()
+            .unwrap()
+            .contains("did not say it can run commands fenced"),
+        "{r:?}"
+    );
+    // Network commands keep the matrix even when the fence is offered.
+    let r = check(json!({"command": "curl https://example.com", "fence": "offered"}));
+    assert_ne!(r.body["decision"], "allow", "{r:?}");
+    assert!(r.body.get("confined").is_none(), "{r:?}");
+
+    // Through the real container hook.
+    let args = ["hook", "claude", "--remote", d.url.as_str()];
+    let a = d
+        .hook_with(
+            &args,
+            Some(&tok),
+            &json!({
+                "session_id": "c", "cwd": "/work", "hook_event_name": "PreToolUse",
+                "tool_name": "Bash", "tool_input": {"command": "make lint"},
+            }),
+        )
+        .finish();
+    if bashgate_tests::gate::fence_available() {
+        let out = &a.json["hookSpecificOutput"];
+        let line = out["updatedInput"]["command"].as_str().unwrap_or("");
+        assert!(line.contains(" run --profile 'default' "), "{a:?}");
+        assert!(line.contains(" -- 'make lint'; "), "{a:?}");
+        assert!(out["permissionDecision"].is_null(), "{a:?}");
+    }
+}

@@ -1,0 +1,74 @@
+//! `bashgate hook json` and confinement (issue 13): the answer for a
+//! command that may run only fenced is `allow-confined` with the command
+//! line to run instead, which no caller can take for a plain `allow`, and
+//! running that line really runs the command fenced.
+
+use std::io::Write;
+use std::net::TcpListener;
+use std::process::{Command, Stdio};
+
+use bashgate_tests::gate::{fence_available, Sandbox};
+use serde_json::{json, Value};
+
+fn hook_json(s: &Sandbox, request: &Value) -> Value {
+    let mut child = s
+        .command()
+        .args(["hook", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(request.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn allow_confined_carries_the_command_to_run_and_it_runs_fenced() {
+    let s = Sandbox::with_config("[confine]\nwhen = \"always\"\n");
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let command = format!(
+        "echo built > out.txt; cat out.txt; python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), timeout=2)' 2>/dev/null && echo reached || echo 'no network'"
+    );
+    let a = hook_json(
+        &s,
+        &json!({"tool_name": "Bash", "tool_input": {"command": command}, "session_id": "j"}),
+    );
+    if !fence_available() {
+        assert_eq!(a["decision"], "allow", "{a}");
+        return;
+    }
+    assert_eq!(a["decision"], "allow-confined", "{a}");
+    assert_eq!(a["tool_input"]["command"], a["command"], "{a}");
+    let line = a["command"].as_str().unwrap();
+    // Run as a caller would: the line in the project's shell.
+    let out = Command::new("bash")
+        .args(["-c", line])
+        .current_dir(s.project())
+        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(text, "built\nno network\n");
+    assert!(s.project().join("out.txt").exists());
+    l.set_nonblocking(true).unwrap();
+    assert!(l.accept().is_err(), "the command reached the listener");
+    // Network commands are not fenced: they keep the matrix.
+    let a = hook_json(
+        &s,
+        &json!({"tool_input": {"command": "curl https://example.com"}, "session_id": "j"}),
+    );
+    assert_eq!(a["decision"], "allow", "{a}");
+    assert!(a.get("command").is_none(), "{a}");
+}
