@@ -1,0 +1,712 @@
+//! `bashgate run`'s fence with real processes, sockets and files: each
+//! attack first succeeds without the fence (the control), then fails under
+//! `bashgate run`. Every test points HOME, XDG_CONFIG_HOME and the state
+//! directory into a temporary directory and works in a scratch git repo;
+//! network attempts go to listeners on loopback that the test owns (or, for
+//! DNS, inside `unshare -rnm`).
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{TcpListener, UdpSocket};
+use std::os::unix::net::UnixListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use bashgate_tests::bashgate_bin;
+
+const NOTE: &str = "bashgate: ran confined (no network; protected files read-only): a failure above may be the fence";
+
+/// Whether this machine offers the default profile; when it does not, the
+/// tests say why and return early.
+fn fence_here() -> bool {
+    static OK: OnceLock<Result<(), String>> = OnceLock::new();
+    let r = OK.get_or_init(|| {
+        let out = Command::new(bashgate_bin()).arg("doctor").output().unwrap();
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(String::from_utf8_lossy(&out.stdout).into_owned())
+        }
+    });
+    if let Err(why) = r {
+        eprintln!("skipped: bashgate doctor says this machine cannot confine:\n{why}");
+    }
+    r.is_ok()
+}
+
+fn has(program: &str) -> bool {
+    Command::new("bash")
+        .args(["-c", &format!("command -v {program}")])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// A scratch world: home, project (a git repo), state dir and a PATH
+/// directory, all in one temporary directory.
+struct World {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+    proj: PathBuf,
+    state: PathBuf,
+    bin: PathBuf,
+}
+
+fn world() -> World {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(tmp.path()).unwrap();
+    let (home, proj, state, bin) = (
+        root.join("home"),
+        root.join("proj"),
+        root.join("state"),
+        root.join("bin"),
+    );
+    for d in [&home, &proj, &state, &bin] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let w = World {
+        _tmp: tmp,
+        root,
+        home,
+        proj,
+        state,
+        bin,
+    };
+    let out = w.bash(
+        false,
+        "git init -q . && git config user.email t@t && git config user.name t",
+    );
+    assert!(out.status.success(), "git init: {}", stderr(&out));
+    w
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+impl World {
+    fn command(&self, fenced: bool, script: &str) -> Command {
+        let mut c = if fenced {
+            let mut c = Command::new(bashgate_bin());
+            c.args(["run", "--", script]);
+            c
+        } else {
+            let mut c = Command::new("bash");
+            c.args(["-c", script]);
+            c
+        };
+        self.apply_env(&mut c);
+        c.stdin(Stdio::null());
+        c
+    }
+
+    /// HOME, config and state in the world; the toolchains the machine's.
+    fn apply_env(&self, c: &mut Command) {
+        let real_home = dirs_home();
+        let path = format!(
+            "{}:{}",
+            self.bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        c.current_dir(&self.proj)
+            .env("HOME", &self.home)
+            .env("XDG_CONFIG_HOME", self.home.join(".config"))
+            .env("BASHGATE_STATE_DIR", &self.state)
+            .env("PATH", path)
+            .env_remove("BASHGATE_CONFIG")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("BASHGATE_PROJECT_DIR")
+            .env_remove("BASHGATE_PROTECT");
+        for (var, dir) in [("CARGO_HOME", ".cargo"), ("RUSTUP_HOME", ".rustup")] {
+            let v = std::env::var_os(var).unwrap_or_else(|| real_home.join(dir).into());
+            c.env(var, v);
+        }
+    }
+
+    fn bash(&self, fenced: bool, script: &str) -> Output {
+        self.command(fenced, script).output().unwrap()
+    }
+
+    fn read(&self, p: &Path) -> String {
+        std::fs::read_to_string(p).unwrap_or_default()
+    }
+}
+
+fn dirs_home() -> PathBuf {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "/root".into())
+}
+
+fn python() -> bool {
+    has("python3")
+}
+
+// ---------------------------------------------------------------- network
+
+/// Accepts whatever is pending on a non-blocking listener.
+fn accepted(l: &TcpListener) -> usize {
+    let mut n = 0;
+    loop {
+        match l.accept() {
+            Ok(_) => n += 1,
+            Err(e) if e.kind() == ErrorKind::WouldBlock => return n,
+            Err(e) => panic!("accept: {e}"),
+        }
+    }
+}
+
+#[test]
+fn tcp_connect_to_loopback_is_refused() {
+    if !fence_here() || !python() {
+        return;
+    }
+    let w = world();
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.set_nonblocking(true).unwrap();
+    let port = l.local_addr().unwrap().port();
+    let script = format!(
+        "python3 -c 'import socket; s=socket.create_connection((\"127.0.0.1\", {port}), timeout=3); s.sendall(b\"x\")'"
+    );
+    let control = w.bash(false, &script);
+    assert!(control.status.success(), "control: {}", stderr(&control));
+    assert_eq!(accepted(&l), 1, "the control reached the listener");
+    let fenced = w.bash(true, &script);
+    assert!(!fenced.status.success());
+    assert!(
+        stderr(&fenced).contains("PermissionError")
+            || stderr(&fenced).contains("Operation not permitted"),
+        "{}",
+        stderr(&fenced)
+    );
+    assert!(
+        stderr(&fenced).ends_with(&format!("{NOTE}\n")),
+        "{}",
+        stderr(&fenced)
+    );
+    assert_eq!(accepted(&l), 0, "the fenced connect reached the listener");
+}
+
+#[test]
+fn dev_tcp_is_refused() {
+    if !fence_here() {
+        return;
+    }
+    let w = world();
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.set_nonblocking(true).unwrap();
+    let port = l.local_addr().unwrap().port();
+    let script = format!("echo hi > /dev/tcp/127.0.0.1/{port}");
+    assert!(w.bash(false, &script).status.success());
+    assert_eq!(accepted(&l), 1);
+    let fenced = w.bash(true, &script);
+    assert!(!fenced.status.success());
+    assert_eq!(accepted(&l), 0);
+}
+
+#[test]
+fn udp_send_to_loopback_is_refused() {
+    if !fence_here() || !python() {
+        return;
+    }
+    let w = world();
+    let u = UdpSocket::bind("127.0.0.1:0").unwrap();
+    u.set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    let port = u.local_addr().unwrap().port();
+    let script = format!(
+        "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b\"x\", (\"127.0.0.1\", {port}))'"
+    );
+    assert!(w.bash(false, &script).status.success());
+    let mut buf = [0u8; 16];
+    assert!(u.recv(&mut buf).is_ok(), "the control's datagram arrived");
+    let fenced = w.bash(true, &script);
+    assert!(!fenced.status.success());
+    assert!(u.recv(&mut buf).is_err(), "a fenced datagram arrived");
+    // Nor through bash's /dev/udp.
+    let fenced = w.bash(true, &format!("echo x > /dev/udp/127.0.0.1/{port}"));
+    assert!(!fenced.status.success());
+    assert!(u.recv(&mut buf).is_err());
+}
+
+#[test]
+fn unix_socket_like_docker_sock_is_refused() {
+    if !fence_here() || !python() {
+        return;
+    }
+    let w = world();
+    let sock = w.root.join("docker.sock");
+    let l = UnixListener::bind(&sock).unwrap();
+    l.set_nonblocking(true).unwrap();
+    let script = format!(
+        "python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"{}\"); s.sendall(b\"GET /containers/json\")'",
+        sock.display()
+    );
+    assert!(w.bash(false, &script).status.success());
+    let n = std::iter::from_fn(|| l.accept().ok()).count();
+    assert_eq!(n, 1, "the control reached the socket");
+    let fenced = w.bash(true, &script);
+    assert!(!fenced.status.success(), "{}", stderr(&fenced));
+    assert_eq!(std::iter::from_fn(|| l.accept().ok()).count(), 0);
+    // curl --unix-socket, the usual way in, fails the same way.
+    if has("curl") {
+        let fenced = w.bash(
+            true,
+            &format!("curl -s --unix-socket {} http://x/", sock.display()),
+        );
+        assert!(!fenced.status.success());
+        assert_eq!(std::iter::from_fn(|| l.accept().ok()).count(), 0);
+    }
+}
+
+#[test]
+fn dns_lookup_reaches_no_resolver() {
+    if !fence_here() || !python() {
+        return;
+    }
+    if !has("ip") {
+        eprintln!("skipped: no `ip` to bring loopback up in the test's network namespace");
+        return;
+    }
+    if !Command::new("unshare")
+        .args(["-rnm", "true"])
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        eprintln!("skipped: unshare -rnm is not available here");
+        return;
+    }
+    let w = world();
+    let resolv = w.root.join("resolv.conf");
+    std::fs::write(
+        &resolv,
+        "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n",
+    )
+    .unwrap();
+    let hits = w.root.join("hits");
+    let listener = w.root.join("listener.py");
+    std::fs::write(
+        &listener,
+        format!(
+            "import socket\ns=socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n\
+             s.bind(('127.0.0.1', 53))\nopen('{ready}','w').close()\n\
+             while True:\n    s.recv(512)\n    open('{hits}','a').write('q\\n')\n",
+            ready = w.root.join("ready").display(),
+            hits = hits.display()
+        ),
+    )
+    .unwrap();
+    // Inside a network namespace of our own: lo up, our resolver, our
+    // resolv.conf; first the control, then the same lookup fenced.
+    let scenario = format!(
+        "set -u\n\
+         ip link set lo up\n\
+         mount --bind {resolv} /etc/resolv.conf\n\
+         python3 {listener} & \n\
+         for i in $(seq 50); do [ -e {ready} ] && break; sleep 0.1; done\n\
+         getent hosts example.test; sleep 0.3\n\
+         echo control=$(cat {hits} 2>/dev/null | wc -l)\n\
+         : > {hits}\n\
+         {bin} run -- 'getent hosts example.test; python3 -c \"import socket; socket.getaddrinfo(\\\"example.test\\\", 80)\"'; echo fenced_status=$?\n\
+         sleep 0.3; echo fenced=$(cat {hits} 2>/dev/null | wc -l)\n\
+         kill %1\n",
+        resolv = resolv.display(),
+        listener = listener.display(),
+        ready = w.root.join("ready").display(),
+        hits = hits.display(),
+        bin = bashgate_bin().display(),
+    );
+    let mut c = Command::new("unshare");
+    c.args(["-rnm", "bash", "-c", &scenario]);
+    w.apply_env(&mut c);
+    let out = c.output().unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("control=") && !text.contains("control=0"),
+        "the control lookup reached the resolver: {text}\n{}",
+        stderr(&out)
+    );
+    assert!(
+        text.contains("fenced=0"),
+        "a fenced lookup reached the resolver: {text}\n{}",
+        stderr(&out)
+    );
+    assert!(!text.contains("fenced_status=0"), "{text}");
+}
+
+// ---------------------------------------------------------------- undoing
+
+#[test]
+fn the_fence_cannot_be_undone_from_inside() {
+    if !fence_here() || !python() {
+        return;
+    }
+    let w = world();
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.set_nonblocking(true).unwrap();
+    let port = l.local_addr().unwrap().port();
+    let ctypes = |call: &str| {
+        format!(
+            "python3 -c 'import ctypes,os,sys; libc=ctypes.CDLL(None, use_errno=True); {call}; \
+             sys.exit(0 if r == 0 else 1)'"
+        )
+    };
+    let py_unshare = ctypes("r = libc.unshare(0x10000000 | 0x40000000)");
+    let py_setns = ctypes("fd = os.open(\"/proc/1/ns/net\", os.O_RDONLY); r = libc.setns(fd, 0)");
+    // Controls: outside the fence these work (as root, or with user namespaces).
+    assert!(w.bash(false, "unshare -rn true").status.success());
+    assert!(w.bash(false, &py_unshare).status.success());
+    let attempts = [
+        "unshare -rn true".to_string(),
+        "unshare -rnm true".to_string(),
+        "umount .git/hooks".to_string(),
+        "umount -l .git/hooks".to_string(),
+        "mount -o remount,rw .git/hooks".to_string(),
+        "mount -o remount,bind,rw .git/hooks".to_string(),
+        "mount -t tmpfs none .git/hooks".to_string(),
+        "nsenter --net=/proc/1/ns/net true".to_string(),
+        "nsenter -t 1 -n true".to_string(),
+        py_unshare,
+        py_setns,
+    ];
+    for a in &attempts {
+        let script = format!("{a}; s=$?; echo x > .git/hooks/pre-commit && exit 100; echo > /dev/tcp/127.0.0.1/{port} && exit 101; exit $s");
+        let out = w.bash(true, &script);
+        let code = out.status.code();
+        assert!(
+            code != Some(0) && code != Some(100) && code != Some(101),
+            "{a}: {code:?} {}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(accepted(&l), 0);
+    assert!(!w.proj.join(".git/hooks/pre-commit").exists());
+}
+
+// ---------------------------------------------------------------- files
+
+/// Writes that change what runs next: each succeeds unfenced in a world of
+/// its own, and fails fenced.
+#[test]
+fn protected_files_stay_unchanged() {
+    if !fence_here() {
+        return;
+    }
+    let setup = |w: &World| {
+        std::fs::create_dir_all(w.proj.join(".claude")).unwrap();
+        std::fs::write(w.proj.join(".claude/settings.json"), "{}\n").unwrap();
+        std::fs::write(w.home.join(".bashrc"), "# rc\n").unwrap();
+        std::fs::create_dir_all(w.home.join(".ssh")).unwrap();
+        std::fs::write(w.home.join(".ssh/authorized_keys"), "").unwrap();
+        std::fs::write(w.proj.join("evil"), "evil\n").unwrap();
+        std::os::unix::fs::symlink(
+            w.proj.join(".git/hooks/pre-commit"),
+            w.proj.join("hook-link"),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(w.home.join(".bashrc"), w.proj.join("rc-link")).unwrap();
+    };
+    let attacks: &[(&str, &str)] = &[
+        ("echo evil > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit", ".git/hooks/pre-commit"),
+        ("git config core.hooksPath /tmp", ".git/config"),
+        ("echo '[core] fsmonitor = evil' >> .git/config", ".git/config"),
+        ("echo '{\"hooks\":1}' > .claude/settings.json", ".claude/settings.json"),
+        ("echo evil >> ~/.bashrc", "~/.bashrc"),
+        ("echo ssh-ed25519 AAAA >> ~/.ssh/authorized_keys", "~/.ssh/authorized_keys"),
+        ("echo evil > \"$BASHGATE_STATE_DIR/taint\"", "$state/taint"),
+        ("echo evil > \"${PATH%%:*}/ls\"", "$bin/ls"),
+        ("echo evil > hook-link", ".git/hooks/pre-commit"),
+        ("echo evil >> rc-link", "~/.bashrc"),
+        ("cp --backup=numbered evil .git/config", ".git/config"),
+        ("cp --backup=numbered evil ~/.bashrc", "~/.bashrc"),
+        ("mv .git .git-old && cp -a .git-old .git && echo evil > .git/hooks/pre-commit", ".git/hooks/pre-commit"),
+        ("cd .. && mv proj proj-old && mkdir -p proj/.git/hooks && echo evil > proj/.git/hooks/pre-commit", ".git/hooks/pre-commit"),
+        ("mv ~/.ssh ~/.ssh-old && mkdir ~/.ssh && echo k > ~/.ssh/authorized_keys", "~/.ssh/authorized_keys"),
+        ("rm -rf .git/hooks", ".git/hooks/pre-commit.sample"),
+    ];
+    for (attack, target) in attacks {
+        let resolve = |w: &World| -> PathBuf {
+            if let Some(t) = target.strip_prefix("~/") {
+                w.home.join(t)
+            } else if let Some(t) = target.strip_prefix("$state/") {
+                w.state.join(t)
+            } else if let Some(t) = target.strip_prefix("$bin/") {
+                w.bin.join(t)
+            } else {
+                w.proj.join(target)
+            }
+        };
+        let marker = |w: &World| {
+            let p = resolve(w);
+            (p.exists(), w.read(&p))
+        };
+        let control = world();
+        setup(&control);
+        let before = marker(&control);
+        let out = control.bash(false, attack);
+        assert!(out.status.success(), "control {attack}: {}", stderr(&out));
+        assert_ne!(
+            marker(&control),
+            before,
+            "control {attack} changed nothing at {target}"
+        );
+
+        let w = world();
+        setup(&w);
+        let before = marker(&w);
+        let out = w.bash(true, attack);
+        assert!(
+            !out.status.success(),
+            "fenced {attack} succeeded: {}",
+            stderr(&out)
+        );
+        assert_eq!(
+            marker(&w),
+            before,
+            "fenced {attack} changed {target}: {}",
+            stderr(&out)
+        );
+        assert!(stderr(&out).contains(NOTE), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn protected_paths_created_during_the_run_are_quarantined() {
+    if !fence_here() {
+        return;
+    }
+    let w = world();
+    assert!(!w.proj.join(".bashgate.toml").exists());
+    let out = w.bash(
+        true,
+        "echo 'profile = \"lax\"' > .bashgate.toml; mkdir -p .husky; echo evil > .husky/pre-commit; echo ok",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "ok\n");
+    assert!(
+        !w.proj.join(".bashgate.toml").exists(),
+        "the created config stayed"
+    );
+    assert!(
+        !w.proj.join(".husky").exists(),
+        "the created hook dir stayed"
+    );
+    let names: Vec<String> = std::fs::read_dir(&w.proj)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .any(|n| n.starts_with(".bashgate.toml.bashgate-quarantine-")),
+        "{names:?}"
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains(".bashgate.toml is protected and was created during the run"),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("bashgate run:").count(),
+        2,
+        "one line per path: {err}"
+    );
+    assert!(!err.contains(NOTE), "no failure note on success: {err}");
+    // The control: unfenced, the file stays.
+    let control = w.bash(false, "echo x > .bashgate.toml");
+    assert!(control.status.success());
+    assert!(w.proj.join(".bashgate.toml").exists());
+}
+
+// ---------------------------------------------------------------- passthrough
+
+#[test]
+fn status_stdio_env_and_cwd_pass_through() {
+    if !fence_here() {
+        return;
+    }
+    let w = world();
+    let out = w.bash(true, "exit 7");
+    assert_eq!(out.status.code(), Some(7));
+    assert_eq!(
+        stderr(&out),
+        format!("{NOTE}\n"),
+        "exactly one line after a failure"
+    );
+
+    let out = w.bash(true, "echo out; echo err >&2; pwd");
+    assert!(out.status.success());
+    assert_eq!(stdout(&out), format!("out\n{}\n", w.proj.display()));
+    assert_eq!(stderr(&out), "err\n", "nothing more on success");
+
+    let out = w
+        .command(true, "echo \"$FOO\"")
+        .env("FOO", "bar baz")
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "bar baz\n");
+
+    let mut child = w
+        .command(true, "cat; echo done")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"from stdin\n")
+        .unwrap();
+    let mut s = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut s).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(s, "from stdin\ndone\n");
+
+    // A signal death is 128 + the signal.
+    assert_eq!(w.bash(true, "kill -TERM $$").status.code(), Some(143));
+
+    std::fs::create_dir(w.proj.join("sub dir")).unwrap();
+    let cwd_file = w.root.join("cwd");
+    let mut c = Command::new(bashgate_bin());
+    c.args(["run", "--cwd-file"])
+        .arg(&cwd_file)
+        .args(["--", "cd 'sub dir' && echo in"]);
+    w.apply_env(&mut c);
+    let out = c.output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        w.read(&cwd_file).trim_end(),
+        w.proj.join("sub dir").display().to_string()
+    );
+}
+
+#[test]
+fn processes_left_behind_end_with_the_command() {
+    if !fence_here() {
+        return;
+    }
+    let w = world();
+    let marker = w.root.join("late");
+    let start = Instant::now();
+    let out = w.bash(
+        true,
+        &format!(
+            "(sleep 2; touch {}) >/dev/null 2>&1 & exit 0",
+            marker.display()
+        ),
+    );
+    assert!(out.status.success());
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "the run waited for its orphan"
+    );
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(
+        !marker.exists(),
+        "a process the command left behind outlived it"
+    );
+    // The host's processes are not visible.
+    let out = w.bash(true, "ls /proc | grep -c '^[0-9]'");
+    let n: usize = stdout(&out).trim().parse().unwrap();
+    assert!(n < 10, "{n} processes visible");
+}
+
+// ---------------------------------------------------------------- real work
+
+#[test]
+fn everyday_builds_and_tests_pass_fenced() {
+    if !fence_here() {
+        return;
+    }
+    let w = world();
+    // make
+    std::fs::write(
+        w.proj.join("Makefile"),
+        "test:\n\t@echo make-ok > out.txt && cat out.txt\n",
+    )
+    .unwrap();
+    let out = w.bash(true, "make test");
+    assert!(out.status.success(), "make: {}", stderr(&out));
+    assert_eq!(stdout(&out), "make-ok\n");
+
+    // Python: pytest when installed, else unittest.
+    if python() {
+        std::fs::write(
+            w.proj.join("test_x.py"),
+            "import unittest\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(1 + 1, 2)\n",
+        )
+        .unwrap();
+        let pytest = w.bash(false, "python3 -c 'import pytest'").status.success();
+        let cmd = if pytest {
+            "python3 -m pytest -q -p no:cacheprovider test_x.py"
+        } else {
+            eprintln!("pytest is not installed: running the suite with unittest");
+            "python3 -m unittest -q test_x"
+        };
+        let out = w.bash(true, cmd);
+        assert!(
+            out.status.success(),
+            "{cmd}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+    }
+
+    // cargo, offline, with the machine's toolchain.
+    if has("cargo") {
+        let c = w.proj.join("crate");
+        std::fs::create_dir_all(c.join("src")).unwrap();
+        std::fs::write(
+            c.join("Cargo.toml"),
+            "[package]\nname = \"fenced\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        )
+        .unwrap();
+        std::fs::write(
+            c.join("src/main.rs"),
+            "fn main() { println!(\"hi\"); }\n#[cfg(test)]\nmod t { #[test] fn adds() { assert_eq!(1 + 1, 2); } }\n",
+        )
+        .unwrap();
+        let out = w
+            .command(true, "cd crate && cargo test --offline -q 2>&1")
+            .env("CARGO_TARGET_DIR", w.root.join("target"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "cargo test: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        assert!(stdout(&out).contains("1 passed"), "{}", stdout(&out));
+    }
+}
+
+#[test]
+fn doctor_names_each_layer() {
+    let out = Command::new(bashgate_bin()).arg("doctor").output().unwrap();
+    let text = stdout(&out);
+    for layer in [
+        "namespaces",
+        "mounts",
+        "capabilities",
+        "seccomp",
+        "landlock",
+    ] {
+        assert!(
+            text.to_lowercase().contains(layer),
+            "{layer} missing: {text}"
+        );
+    }
+    if out.status.success() {
+        assert!(text.contains("can confine"), "{text}");
+    } else {
+        eprintln!("this machine cannot confine:\n{text}");
+    }
+}
