@@ -24,7 +24,6 @@ pub mod audit;
 pub mod call;
 pub mod cascade;
 pub mod config;
-pub mod confine;
 pub mod cop;
 pub mod decision;
 pub mod endpoint;

@@ -1,7 +1,8 @@
 //! Capabilities: the bounding set is emptied, so no process of the fence
 //! can ever hold CAP_SYS_ADMIN again (it cannot unmount or remount the
 //! read-only paths), and no-new-privileges is set (no setuid program can
-//! raise anyone). A real root keeps root's file access and nothing else.
+//! raise anyone). The inheritable and ambient sets are cleared. A real
+//! root keeps root's file access and nothing else.
 
 const KEEP_FOR_ROOT: &[libc::c_int] = &[
     0, // CAP_CHOWN

@@ -101,6 +101,10 @@ impl Probe {
                 state(&self.namespaces)
             ),
             format!(
+                "capabilities (bounding set emptied, no-new-privileges; needs the user namespace): {}",
+                state(&self.namespaces)
+            ),
+            format!(
                 "seccomp filter (no sockets but unix, no connect): {}",
                 state(&self.seccomp)
             ),

@@ -7,6 +7,8 @@
 //! - no io_uring (its requests would not pass through this filter), no
 //!   ptrace or process_vm_*, no mount, namespace, keyring, module or BPF
 //!   calls, no `clone` with a namespace flag.
+//! - no TIOCSTI or TIOCLINUX ioctl, with which a command could type into
+//!   the terminal of the shell that started it.
 //! - `clone3` answers ENOSYS (its flags sit in memory the filter cannot
 //!   read; libc then falls back to `clone`, which it can), and so does any
 //!   x32 system call on x86_64 (same architecture tag, other numbers).
@@ -58,6 +60,15 @@ fn denials() -> Result<BpfProgram, String> {
     rules.insert(
         libc::SYS_sendto,
         vec![rule(vec![cond(4, Len::Qword, Op::Ne, 0)])],
+    );
+    const TIOCSTI: u64 = 0x5412;
+    const TIOCLINUX: u64 = 0x541C;
+    rules.insert(
+        libc::SYS_ioctl,
+        vec![
+            rule(vec![cond(1, Len::Dword, Op::Eq, TIOCSTI)]),
+            rule(vec![cond(1, Len::Dword, Op::Eq, TIOCLINUX)]),
+        ],
     );
     let namespaces = [
         libc::CLONE_NEWNS,
