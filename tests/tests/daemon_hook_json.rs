@@ -68,7 +68,11 @@ fn shares_taint_with_the_local_engine() {
     let v = bash(&s, "j2", "curl https://example.com");
     assert_eq!(v["decision"], "ask", "{v}");
     assert!(v["reason"].as_str().unwrap().contains("BG411"), "{v}");
-    assert_eq!(bash(&s, "j2", "ls")["decision"], "allow");
+    // Tainted, what it lets through runs fenced where the fence exists.
+    assert_eq!(
+        bash(&s, "j2", "ls")["decision"],
+        bashgate_tests::gate::tainted_allow()
+    );
 }
 
 #[test]

@@ -72,3 +72,44 @@ fn allow_confined_carries_the_command_to_run_and_it_runs_fenced() {
     assert_eq!(a["decision"], "allow", "{a}");
     assert!(a.get("command").is_none(), "{a}");
 }
+
+/// The audit log keeps both sides: the hook's `allow-confined` decision,
+/// and `bashgate run`'s own record of the layers that were in force.
+#[test]
+fn a_fenced_run_is_audited_with_its_layers() {
+    if !fence_available() {
+        return;
+    }
+    let s = Sandbox::with_config("[confine]\nwhen = \"always\"\n");
+    let a = hook_json(
+        &s,
+        &json!({"tool_input": {"command": "make -v"}, "session_id": "au"}),
+    );
+    assert_eq!(a["decision"], "allow-confined", "{a}");
+    let out = Command::new("bash")
+        .args(["-c", a["command"].as_str().unwrap()])
+        .current_dir(s.project())
+        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let records = s.audit(&[]);
+    let decided = records
+        .iter()
+        .find(|r| r["event"] == "hook-json")
+        .expect("the hook's record");
+    assert_eq!(decided["decision"], "allow-confined", "{decided}");
+    let ran = records
+        .iter()
+        .find(|r| r["event"] == "run")
+        .expect("bashgate run's record");
+    assert_eq!(ran["command"], "make -v", "{ran}");
+    let reason = ran["reason"].as_str().unwrap();
+    for layer in ["namespaces", "seccomp", "capabilities"] {
+        assert!(reason.contains(layer), "{reason}");
+    }
+}
