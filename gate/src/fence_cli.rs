@@ -74,7 +74,7 @@ fn run_spec(spec: &RunSpec, audit: Option<PathBuf>, cwd: &Path) -> ExitCode {
             }
         }
     };
-    let code = fence::run(spec, &mut report);
+    let code = fence::run(spec, &mut report, &tell);
     if code == fence::CANNOT_CONFINE {
         if let Some(path) = &audit {
             let d = Decision::deny(
@@ -88,6 +88,27 @@ fn run_spec(spec: &RunSpec, audit: Option<PathBuf>, cwd: &Path) -> ExitCode {
         }
     }
     ExitCode::from(code.clamp(0, 255) as u8)
+}
+
+/// Words each notice of the fence on stderr, where the agent reads it.
+#[cfg(target_os = "linux")]
+fn tell(notice: fence::Notice) {
+    use fence::Notice;
+    match notice {
+        Notice::CannotConfine(why) => eprintln!("bashgate run: cannot confine: {why}"),
+        Notice::FailedFenced => eprintln!(
+            "bashgate: ran confined (no network; protected files read-only): a failure above may be the fence"
+        ),
+        Notice::Quarantined { path, to } => eprintln!(
+            "bashgate: the command created {}, which the fence protects; moved to {}",
+            path.display(),
+            to.display()
+        ),
+        Notice::NotQuarantined { path, error } => eprintln!(
+            "bashgate: the command created {}, which the fence protects, and it could not be moved aside ({error}): remove it before going on",
+            path.display()
+        ),
+    }
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -227,6 +227,7 @@ fn the_engine_library_does_no_surface_io_and_has_no_parser_of_its_own() {
         "cli.rs",
         "commands.rs",
         "admin_cli.rs",
+        "fence_cli.rs",
         "init.rs",
         "jsonl.rs",
         "remote.rs",

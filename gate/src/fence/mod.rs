@@ -38,7 +38,7 @@ mod seccomp;
 
 pub use probe::{probe, probe_cached, Probe};
 #[cfg(target_os = "linux")]
-pub use run::{run, CANNOT_CONFINE};
+pub use run::{run, Notice, CANNOT_CONFINE};
 
 use std::path::PathBuf;
 

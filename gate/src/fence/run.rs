@@ -18,14 +18,30 @@ use super::{caps, landlock, mounts, ns, seccomp, Layers, RunSpec};
 /// The exit status when the fence cannot be set up (nothing ran).
 pub const CANNOT_CONFINE: i32 = 126;
 
+/// What the fence has to tell the person or agent running the command.
+/// The library does not print: the surface words each notice (some are
+/// raised in the fence's own child processes, before the command runs).
+#[derive(Debug)]
+pub enum Notice<'a> {
+    /// The fence could not be set up; nothing ran.
+    CannotConfine(&'a str),
+    /// The command failed while fenced: the fence may be why.
+    FailedFenced,
+    /// A protected path the command created, moved aside to `to`.
+    Quarantined { path: &'a Path, to: &'a Path },
+    /// A protected path the command created that could not be moved aside.
+    NotQuarantined { path: &'a Path, error: &'a str },
+}
+
 /// Runs the command fenced; returns its exit status (128 + signal for a
-/// signal), or [`CANNOT_CONFINE`] after printing why. `report` receives
-/// the layers in force before the command starts.
-pub fn run(spec: &RunSpec, report: &mut dyn FnMut(&Layers)) -> i32 {
-    match start(spec, report) {
+/// signal), or [`CANNOT_CONFINE`] after telling why. `report` receives
+/// the layers in force before the command starts; `tell` receives each
+/// notice, in whichever process of the fence raises it.
+pub fn run(spec: &RunSpec, report: &mut dyn FnMut(&Layers), tell: &dyn Fn(Notice)) -> i32 {
+    match start(spec, report, tell) {
         Ok(code) => code,
         Err(why) => {
-            eprintln!("bashgate run: cannot confine: {why}");
+            tell(Notice::CannotConfine(&why));
             CANNOT_CONFINE
         }
     }
@@ -47,7 +63,11 @@ fn forward_signals(to: libc::pid_t) {
     }
 }
 
-fn start(spec: &RunSpec, report: &mut dyn FnMut(&Layers)) -> Result<i32, String> {
+fn start(
+    spec: &RunSpec,
+    report: &mut dyn FnMut(&Layers),
+    tell: &dyn Fn(Notice),
+) -> Result<i32, String> {
     // No probe here: each layer is set up or the run stops.
     let landlock_abi = super::probe::landlock_abi();
     if spec.profile.landlock_abi > landlock_abi {
@@ -100,27 +120,30 @@ fn start(spec: &RunSpec, report: &mut dyn FnMut(&Layers)) -> Result<i32, String>
         return Err(format!("cannot fork ({})", std::io::Error::last_os_error()));
     }
     if init == 0 {
-        let code = fence_init(spec, &argv, real_uid);
+        let code = fence_init(spec, &argv, real_uid, tell);
         unsafe { libc::_exit(code) }
     }
     forward_signals(init);
     let code = wait_exit(init);
-    quarantine(&missing);
+    quarantine(&missing, tell);
     if code != 0 && code != CANNOT_CONFINE {
-        eprintln!(
-            "bashgate: ran confined (no network; protected files read-only): a failure above may be the fence"
-        );
+        tell(Notice::FailedFenced);
     }
     Ok(code)
 }
 
 /// pid 1 of the new pid namespace (or, without namespaces, a plain
 /// parent): starts the shell and reaps everything until it exits.
-fn fence_init(spec: &RunSpec, argv: &[CString], real_uid: libc::uid_t) -> i32 {
+fn fence_init(
+    spec: &RunSpec,
+    argv: &[CString],
+    real_uid: libc::uid_t,
+    tell: &dyn Fn(Notice),
+) -> i32 {
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
     if spec.profile.namespaces {
         if let Err(why) = mounts::fresh_proc() {
-            eprintln!("bashgate run: cannot confine: {why}");
+            tell(Notice::CannotConfine(&why));
             return CANNOT_CONFINE;
         }
     }
@@ -130,7 +153,7 @@ fn fence_init(spec: &RunSpec, argv: &[CString], real_uid: libc::uid_t) -> i32 {
     }
     if shell == 0 {
         let why = exec_fenced(spec, argv, real_uid);
-        eprintln!("bashgate run: cannot confine: {why}");
+        tell(Notice::CannotConfine(&why));
         unsafe { libc::_exit(CANNOT_CONFINE) }
     }
     forward_signals(shell);
@@ -238,7 +261,7 @@ fn shell_argv(bash: &Path, spec: &RunSpec) -> Vec<CString> {
 
 /// Protected paths that did not exist and do now: moved aside, so what
 /// the command created cannot take effect.
-fn quarantine(missing: &[PathBuf]) {
+fn quarantine(missing: &[PathBuf], tell: &dyn Fn(Notice)) {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -250,15 +273,14 @@ fn quarantine(missing: &[PathBuf]) {
         let mut aside = p.as_os_str().to_owned();
         aside.push(format!(".bashgate-quarantine-{now}"));
         match std::fs::rename(p, &aside) {
-            Ok(()) => eprintln!(
-                "bashgate: the command created {}, which the fence protects; moved to {}",
-                p.display(),
-                Path::new(&aside).display()
-            ),
-            Err(e) => eprintln!(
-                "bashgate: the command created {}, which the fence protects, and it could not be moved aside ({e}): remove it before going on",
-                p.display()
-            ),
+            Ok(()) => tell(Notice::Quarantined {
+                path: p,
+                to: Path::new(&aside),
+            }),
+            Err(e) => tell(Notice::NotQuarantined {
+                path: p,
+                error: &e.to_string(),
+            }),
         }
     }
 }
