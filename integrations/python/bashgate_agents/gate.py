@@ -30,7 +30,7 @@ milliseconds; with `--remote`, the hook may wait for a person's approval
 (up to `remote.approval_wait_s`, 330 s by default), so the default is longer
 than that."""
 
-_DECISIONS = ("allow", "deny", "ask")
+_DECISIONS = ("allow", "allow-confined", "deny", "ask")
 _STDERR_TAIL = 600
 
 
@@ -38,17 +38,35 @@ _STDERR_TAIL = 600
 class Decision:
     """bashgate's answer about one command.
 
-    `decision` is "allow", "deny" or "ask" as bashgate said; "error" when
-    bashgate could not be asked (then `reason` says what to do about it);
-    "declined" when an approval callback turned an "ask" down.
+    `decision` is "allow", "allow-confined", "deny" or "ask" as bashgate
+    said; "error" when bashgate could not be asked (then `reason` says what
+    to do about it); "declined" when an approval callback turned an "ask"
+    down.
+
+    "allow-confined" lets the command run only fenced (no network, protected
+    files read-only): `command` is then the command line to run instead of
+    the original, `bashgate run -- ORIGINAL`. Never run the original.
     """
 
     decision: str
     reason: str
+    command: str | None = None
 
     @property
     def allowed(self) -> bool:
-        return self.decision == "allow"
+        return self.decision in ("allow", "allow-confined")
+
+    @property
+    def confined(self) -> bool:
+        return self.decision == "allow-confined"
+
+    def to_run(self, original: str) -> str:
+        """The command line that may run: the fenced one when confined."""
+        if self.confined:
+            if not self.command:
+                raise ValueError("an allow-confined decision without the command to run")
+            return self.command
+        return original
 
 
 @dataclass(frozen=True)
@@ -210,12 +228,21 @@ class Gate:
             answer = None
         decision = answer.get("decision") if isinstance(answer, dict) else None
         reason = answer.get("reason", "") if isinstance(answer, dict) else None
+        command = answer.get("command") if isinstance(answer, dict) else None
         if decision not in _DECISIONS or not isinstance(reason, str):
             return self._error(
                 f"`{_show(argv)}` answered {shown!r}, which is not a decision "
-                f'({{"decision": "allow"|"deny"|"ask", "reason": "..."}}). Check that '
-                f"{self.bin} is bashgate with the `hook json` command."
+                f'({{"decision": "allow"|"allow-confined"|"deny"|"ask", "reason": "..."}}). '
+                f"Check that {self.bin} is bashgate with the `hook json` command."
             )
+        if decision == "allow-confined":
+            # Without the fenced command line there is nothing safe to run.
+            if not isinstance(command, str) or not command.strip():
+                return self._error(
+                    f"`{_show(argv)}` answered allow-confined without the fenced command to run "
+                    f"({shown!r}). Check that {self.bin} is bashgate with the `hook json` command."
+                )
+            return Decision(decision, reason or "bashgate lets it run fenced", command)
         return Decision(decision, reason or f"bashgate said {decision}")
 
     def _error(self, message: str) -> Decision:

@@ -11,14 +11,17 @@ executor the application supplies:
   `LocalShellCommandRequest` and returns text.
 
 `gated_shell_executor` and `gated_local_shell_executor` wrap an executor (yours,
-or the plain ones below) so that each command is first put to bashgate. Only
-an "allow" runs it; anything else returns a message saying why it did not run,
-as the tool's output, and the executor is never called.
+or the plain ones below) so that each command is first put to bashgate. An
+"allow" runs it; an "allow-confined" runs it fenced (the executor is handed
+the request with the command replaced by bashgate's `bashgate run -- ...`
+line); anything else returns a message saying why it did not run, as the
+tool's output, and the executor is never called.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import os
 import shlex
@@ -57,6 +60,7 @@ def gated_shell_executor(
 
     async def run(request: ShellCommandRequest) -> Any:
         commands = list(request.data.action.commands)
+        to_run = []
         for command in commands:
             decision = await gate.decide(command)
             if not decision.allowed:
@@ -64,6 +68,11 @@ def gated_shell_executor(
                 if len(commands) > 1:
                     text += f"\nNone of the {len(commands)} commands of this call was run."
                 return text
+            to_run.append(decision.to_run(command))
+        if to_run != commands:
+            action = dataclasses.replace(request.data.action, commands=to_run)
+            data = dataclasses.replace(request.data, action=action)
+            request = dataclasses.replace(request, data=data)
         return await _call(inner, request)
 
     return run
@@ -90,6 +99,14 @@ def gated_local_shell_executor(
         decision = await gate.decide(command, cwd=action.working_directory or None)
         if not decision.allowed:
             return refusal(command, decision)
+        if decision.confined:
+            # The fenced line carries the environment and the user itself;
+            # set on the process, they would reach `bashgate run` too.
+            fenced = action.model_copy(
+                update={"command": ["bash", "-c", decision.to_run(command)], "env": {}, "user": None}
+            )
+            data = request.data.model_copy(update={"action": fenced})
+            request = dataclasses.replace(request, data=data)
         return await _call(inner, request)
 
     return run
