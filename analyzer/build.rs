@@ -30,4 +30,19 @@ fn main() {
     let json = serde_json::to_string(&value).expect("a TOML value converts to JSON");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(out.join("catalog.json"), json).expect("OUT_DIR is writable");
+    // The persistence lists also as constants: the fence needs them on
+    // every run and nothing else of the catalog.
+    let mut consts = String::new();
+    for (key, name) in [
+        ("persistence_files", "PERSISTENCE_FILES"),
+        ("persistence_dirs", "PERSISTENCE_DIRS"),
+    ] {
+        let items: Vec<&str> = value
+            .get(key)
+            .and_then(toml::Value::as_array)
+            .map(|a| a.iter().filter_map(toml::Value::as_str).collect())
+            .unwrap_or_default();
+        consts.push_str(&format!("pub const {name}: &[&str] = &{items:?};\n"));
+    }
+    std::fs::write(out.join("persistence.rs"), consts).expect("OUT_DIR is writable");
 }

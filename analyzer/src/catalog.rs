@@ -99,6 +99,12 @@ pub enum CatalogError {
 }
 
 /// catalog.toml, converted to JSON by build.rs.
+/// The built-in catalog's `persistence_files` and `persistence_dirs`, as
+/// constants for callers that need only them (the fence, on every run).
+pub mod persistence {
+    include!(concat!(env!("OUT_DIR"), "/persistence.rs"));
+}
+
 const BUILTIN_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/catalog.json"));
 
 impl Catalog {
@@ -445,5 +451,13 @@ mod tests {
                 .and_then(|e| e.special),
             Some(Special::Xargs)
         );
+    }
+
+    #[test]
+    fn the_persistence_constants_are_the_builtin_catalogs_lists() {
+        let c = Catalog::builtin();
+        assert!(!c.persistence_files.is_empty() && !c.persistence_dirs.is_empty());
+        assert_eq!(c.persistence_files, super::persistence::PERSISTENCE_FILES);
+        assert_eq!(c.persistence_dirs, super::persistence::PERSISTENCE_DIRS);
     }
 }

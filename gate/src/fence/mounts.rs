@@ -79,6 +79,12 @@ pub fn resolve(protect: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let mut present = Vec::new();
     let mut missing = Vec::new();
     for p in protect {
+        // Most protected paths do not exist: one lstat says so, where
+        // canonicalize would read every component's link first.
+        if std::fs::symlink_metadata(p).is_err() {
+            missing.push(p.clone());
+            continue;
+        }
         match std::fs::canonicalize(p) {
             Ok(real) => {
                 if real != *p {
@@ -96,8 +102,8 @@ pub fn resolve(protect: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
                 }
                 present.push(real);
             }
-            Err(_) if std::fs::symlink_metadata(p).is_ok() => present.push(p.clone()), // a dangling link
-            Err(_) => missing.push(p.clone()),
+            // It exists but does not resolve: a dangling link.
+            Err(_) => present.push(p.clone()),
         }
     }
     present.sort();

@@ -31,17 +31,16 @@ pub struct Places<'a> {
 
 /// Every path to keep read-only, absolute, most of them may not exist.
 pub fn default_protected(at: &Places, extra: &[PathBuf]) -> Vec<PathBuf> {
-    let catalog = bashgate_analyzer::Catalog::builtin();
+    use bashgate_analyzer::catalog::persistence;
     let mut out: Vec<PathBuf> = Vec::new();
     let bases: Vec<&Path> = at
         .home
         .into_iter()
         .chain([at.project_root, at.cwd])
         .collect();
-    for entry in catalog
-        .persistence_files
+    for entry in persistence::PERSISTENCE_FILES
         .iter()
-        .chain(&catalog.persistence_dirs)
+        .chain(persistence::PERSISTENCE_DIRS)
     {
         if let Some(rest) = entry.strip_prefix("~/") {
             out.extend(at.home.map(|h| h.join(rest)));
