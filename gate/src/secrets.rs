@@ -5,7 +5,9 @@
 //! scanner, so the formats live in data/secrets.toml and run on the
 //! `regex` crate (linear time, no backtracking).
 
-use regex::Regex;
+use std::sync::OnceLock;
+
+use regex::bytes::{Regex, RegexBuilder};
 use serde::Deserialize;
 
 const DATA: &str = include_str!("../data/secrets.toml");
@@ -22,6 +24,10 @@ struct Data {
 struct PatternData {
     name: String,
     regex: String,
+    /// Literals one of which every match contains (ASCII, compared without
+    /// case): the regex is compiled and run only on a text that has one.
+    /// A test proves each list from the regex itself.
+    needles: Vec<String>,
 }
 
 #[derive(Deserialize, Clone, Copy)]
@@ -34,8 +40,40 @@ struct Entropy {
 }
 
 pub struct Scanner {
-    patterns: Vec<(String, Regex)>,
+    patterns: Vec<Pattern>,
     entropy: Entropy,
+}
+
+struct Pattern {
+    name: String,
+    source: String,
+    /// Lower-cased.
+    needles: Vec<Vec<u8>>,
+    regex: OnceLock<Regex>,
+}
+
+impl Pattern {
+    fn find(&self, text: &[u8], lower: &[u8]) -> Option<String> {
+        if !self.needles.iter().any(|n| contains(lower, n)) {
+            return None;
+        }
+        let re = self.regex.get_or_init(|| compile(&self.source));
+        re.find(text)
+            .map(|m| mask(&String::from_utf8_lossy(m.as_bytes())))
+    }
+}
+
+/// ASCII classes: credentials are ASCII, and Unicode-aware `\b`, `\s` and
+/// `(?i)` cost the hook milliseconds to compile.
+fn compile(source: &str) -> Regex {
+    RegexBuilder::new(source)
+        .unicode(false)
+        .build()
+        .unwrap_or_else(|e| panic!("data/secrets.toml `{source}`: {e}"))
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    memchr::memmem::find(haystack, needle).is_some()
 }
 
 /// What the scanner found; the secret itself is never repeated, only its
@@ -55,10 +93,15 @@ impl Scanner {
         let patterns = data
             .pattern
             .into_iter()
-            .map(|p| {
-                let re = Regex::new(&p.regex)
-                    .unwrap_or_else(|e| panic!("data/secrets.toml `{}`: {e}", p.name));
-                (p.name, re)
+            .map(|p| Pattern {
+                name: p.name,
+                source: p.regex,
+                needles: p
+                    .needles
+                    .iter()
+                    .map(|n| n.to_ascii_lowercase().into_bytes())
+                    .collect(),
+                regex: OnceLock::new(),
             })
             .collect();
         Scanner {
@@ -73,11 +116,12 @@ impl Scanner {
             end -= 1;
         }
         let text = &text[..end];
-        for (name, re) in &self.patterns {
-            if let Some(m) = re.find(text) {
+        let lower = text.as_bytes().to_ascii_lowercase();
+        for p in &self.patterns {
+            if let Some(masked) = p.find(text.as_bytes(), &lower) {
                 return Some(Hit {
-                    kind: name.clone(),
-                    masked: mask(m.as_str()),
+                    kind: p.name.clone(),
+                    masked,
                 });
             }
         }
@@ -151,6 +195,59 @@ fn mask(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every match of a pattern starts with one of the prefixes the regex
+    /// syntax crate extracts from it; when each such prefix holds one of
+    /// the pattern's needles, so does every match, and skipping a text
+    /// without a needle skips nothing the regex would find.
+    #[test]
+    fn every_match_contains_a_needle() {
+        use regex_syntax::hir::literal::{ExtractKind, Extractor};
+        let data: Data = toml::from_str(DATA).unwrap();
+        for p in data.pattern {
+            assert!(!p.needles.is_empty(), "{}: no needles", p.name);
+            let hir = regex_syntax::ParserBuilder::new()
+                .unicode(false)
+                .utf8(false)
+                .build()
+                .parse(&p.regex)
+                .unwrap();
+            let mut extractor = Extractor::new();
+            extractor.kind(ExtractKind::Prefix).limit_total(100_000);
+            let seq = extractor.extract(&hir);
+            let literals = seq
+                .literals()
+                .unwrap_or_else(|| panic!("{}: no finite set of prefixes", p.name));
+            assert!(!literals.is_empty(), "{}: matches nothing?", p.name);
+            for lit in literals {
+                let lower = lit.as_bytes().to_ascii_lowercase();
+                assert!(
+                    p.needles
+                        .iter()
+                        .any(|n| contains(&lower, n.to_ascii_lowercase().as_bytes())),
+                    "{}: a match can start with {:?}, which holds none of {:?}",
+                    p.name,
+                    String::from_utf8_lossy(lit.as_bytes()),
+                    p.needles
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_text_without_needles_compiles_no_regex() {
+        let s = Scanner::new();
+        assert_eq!(s.scan("ls -la src | grep rs"), None);
+        assert!(s.patterns.iter().all(|p| p.regex.get().is_none()));
+        assert!(s.scan("echo AKIAABCDEFGHIJKLMNOP").is_some());
+        assert_eq!(
+            s.patterns
+                .iter()
+                .filter(|p| p.regex.get().is_some())
+                .count(),
+            1
+        );
+    }
 
     #[test]
     fn known_formats() {
