@@ -2,25 +2,41 @@
 //! state directory, and `bashgate audit` to read it. Opened only when a
 //! record is written or read. A failing write is reported on stderr by the
 //! caller and never changes a decision.
+//!
+//! A process that decides once (a hook, `bashgate run`) does not open the
+//! database: it appends its record as one JSON line to the spool beside it
+//! (`audit.db.pending`), one `write` under a shared lock, and exits. The
+//! spool is moved into the database, in one transaction, by the next
+//! reader (`bashgate audit`) or by the append that finds it past
+//! `SPOOL_DRAIN_BYTES`. Each spooled record carries a unique id, so a
+//! drain cut short between its commit and the spool's truncation inserts
+//! nothing twice.
 
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rusqlite::config::DbConfig;
 use rusqlite::{params, params_from_iter, Connection, OpenFlags};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::call::ToolCall;
 use crate::decision::{excerpt, Decision};
 use crate::engine::Outcome;
 
-const SCHEMA_VERSION: i64 = 1;
+/// The spool's size past which an append moves it into the database.
+const SPOOL_DRAIN_BYTES: u64 = 256 * 1024;
 
 /// The WAL size past which a write checkpoints the database.
 const WAL_CHECKPOINT_BYTES: u64 = 256 * 1024;
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS decisions (
+/// The schema's migrations, in order; `PRAGMA user_version` counts those
+/// applied. Append, never edit.
+const MIGRATIONS: &[&str] = &[
+    "CREATE TABLE IF NOT EXISTS decisions (
     id         INTEGER PRIMARY KEY,
     time       TEXT    NOT NULL,
     unix_ms    INTEGER NOT NULL,
@@ -37,11 +53,14 @@ CREATE TABLE IF NOT EXISTS decisions (
     rule       TEXT,
     decision   TEXT    NOT NULL,
     reason     TEXT    NOT NULL
-);
-";
+);",
+    // 2: spooled records' ids (NULL for records written directly).
+    "ALTER TABLE decisions ADD COLUMN uid TEXT;
+     CREATE UNIQUE INDEX decisions_uid ON decisions(uid);",
+];
 
 /// One audited decision.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Record {
     pub time: String,
     pub unix_ms: i64,
@@ -111,6 +130,46 @@ pub struct Audit {
     path: PathBuf,
 }
 
+/// A line of the spool.
+#[derive(Serialize)]
+struct SpoolLine<'a> {
+    uid: String,
+    #[serde(flatten)]
+    record: &'a Record,
+}
+
+#[derive(Deserialize)]
+struct Spooled {
+    uid: String,
+    #[serde(flatten)]
+    record: Record,
+}
+
+/// An id no other spooled record has: process, time and a random part.
+fn unique_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let random = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    format!("{:x}-{nanos:x}-{random:016x}", std::process::id())
+}
+
+fn lock(f: &File, how: libc::c_int) -> std::io::Result<()> {
+    loop {
+        if unsafe { libc::flock(f.as_raw_fd(), how) } == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
 /// Filters for `bashgate audit`.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
@@ -137,11 +196,25 @@ impl Audit {
         c.busy_timeout(Duration::from_secs(5))?;
         // WAL is a property of the file: set it, and the schema, once.
         let version: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-        if version < SCHEMA_VERSION {
+        if version < MIGRATIONS.len() as i64 {
             c.pragma_update(None, "journal_mode", "WAL")?;
-            c.execute_batch(&format!(
-                "BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
-            ))?;
+            c.execute_batch("BEGIN IMMEDIATE")?;
+            // Read again under the write lock: another process may have
+            // migrated in between.
+            let migrated = (|| {
+                let version: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+                for m in MIGRATIONS.iter().skip(version.max(0) as usize) {
+                    c.execute_batch(m)?;
+                }
+                c.execute_batch(&format!("PRAGMA user_version = {}", MIGRATIONS.len()))
+            })();
+            match migrated {
+                Ok(()) => c.execute_batch("COMMIT")?,
+                Err(e) => {
+                    let _ = c.execute_batch("ROLLBACK");
+                    return Err(e);
+                }
+            }
         }
         // Commits need no fsync in WAL mode with synchronous=NORMAL; a crash
         // may lose the last records but never corrupts the database.
@@ -161,16 +234,23 @@ impl Audit {
 
     /// Writes records in one transaction (the daemon batches its decisions).
     pub fn write_all(&self, records: &[Record]) -> Result<(), String> {
+        let rows: Vec<(Option<&str>, &Record)> = records.iter().map(|r| (None, r)).collect();
+        self.insert(&rows)
+    }
+
+    /// Inserts rows in one transaction; a row whose id is already there is
+    /// skipped (a spool drained twice).
+    fn insert(&self, rows: &[(Option<&str>, &Record)]) -> Result<(), String> {
         let mut c = self
             .open()
             .map_err(|e| format!("cannot open {}: {e}", self.path.display()))?;
         let failed = |e: rusqlite::Error| format!("cannot write to {}: {e}", self.path.display());
         let tx = c.transaction().map_err(failed)?;
-        for r in records {
+        for (uid, r) in rows {
             tx.execute(
-                "INSERT INTO decisions (time, unix_ms, session, event, tool, command, cwd, verdict,
-                    findings, corruption, secret, layer, rule, decision, reason)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                "INSERT OR IGNORE INTO decisions (time, unix_ms, session, event, tool, command, cwd,
+                    verdict, findings, corruption, secret, layer, rule, decision, reason, uid)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
                 params![
                     r.time,
                     r.unix_ms,
@@ -186,7 +266,8 @@ impl Audit {
                     r.layer,
                     r.rule,
                     r.decision,
-                    r.reason
+                    r.reason,
+                    uid
                 ],
             )
             .map_err(failed)?;
@@ -200,8 +281,105 @@ impl Audit {
         Ok(())
     }
 
+    fn spool_path(&self) -> PathBuf {
+        PathBuf::from(format!("{}.pending", self.path.display()))
+    }
+
+    /// Records one decision for a process that decides once: a line
+    /// appended to the spool, no database transaction. Drains the spool
+    /// when it has grown past `SPOOL_DRAIN_BYTES`.
+    pub fn append(&self, r: &Record) -> Result<(), String> {
+        let spool = self.spool_path();
+        if let Some(dir) = spool.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let failed = |e: std::io::Error| format!("cannot append to {}: {e}", spool.display());
+        let mut line = serde_json::to_vec(&SpoolLine {
+            uid: unique_id(),
+            record: r,
+        })
+        .map_err(|e| format!("cannot encode an audit record: {e}"))?;
+        line.push(b'\n');
+        let mut f = OpenOptions::new()
+            .append(true)
+            .create(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&spool)
+            .map_err(failed)?;
+        // Shared: appends run side by side; a drain waits for them all.
+        lock(&f, libc::LOCK_SH).map_err(failed)?;
+        f.write_all(&line).map_err(failed)?;
+        let size = f.metadata().map(|m| m.len()).unwrap_or(0);
+        drop(f);
+        if size > SPOOL_DRAIN_BYTES {
+            self.drain()?;
+        }
+        Ok(())
+    }
+
+    /// Moves the spool into the database; returns how many records it held.
+    /// A line that cannot be read (a write cut short by a full disk) is
+    /// kept as a record saying so, never dropped in silence.
+    pub fn drain(&self) -> Result<usize, String> {
+        let spool = self.spool_path();
+        let failed = |e: std::io::Error| format!("cannot drain {}: {e}", spool.display());
+        let mut f = match OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&spool)
+        {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(e) => return Err(failed(e)),
+        };
+        lock(&f, libc::LOCK_EX).map_err(failed)?;
+        let mut bytes = Vec::new();
+        f.read_to_end(&mut bytes).map_err(failed)?;
+        if bytes.is_empty() {
+            return Ok(0);
+        }
+        let mut spooled = Vec::new();
+        let mut unreadable = Vec::new();
+        for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            match serde_json::from_slice::<Spooled>(line) {
+                Ok(s) => spooled.push(s),
+                Err(_) => unreadable.push(String::from_utf8_lossy(line).into_owned()),
+            }
+        }
+        let lost = (!unreadable.is_empty()).then(|| {
+            let now = crate::taint::now_ms() as i64;
+            Record {
+                time: rfc3339(now),
+                unix_ms: now,
+                session: "?".into(),
+                event: "audit".into(),
+                tool: "?".into(),
+                layer: "audit".into(),
+                decision: "error".into(),
+                reason: format!(
+                    "{} spooled audit line(s) could not be read: {}",
+                    unreadable.len(),
+                    excerpt(&unreadable.join(" | "), 2000)
+                ),
+                ..Default::default()
+            }
+        });
+        let mut rows: Vec<(Option<&str>, &Record)> = spooled
+            .iter()
+            .map(|s| (Some(s.uid.as_str()), &s.record))
+            .collect();
+        rows.extend(lost.iter().map(|r| (None, r)));
+        self.insert(&rows)?;
+        f.set_len(0).map_err(failed)?;
+        Ok(spooled.len() + unreadable.len())
+    }
+
     /// Records matching a filter, newest first.
     pub fn query(&self, f: &Filter) -> Result<Vec<Record>, String> {
+        // Spooled records first, so the answer has every decision made.
+        self.drain()?;
         if !self.path.exists() {
             return Ok(Vec::new());
         }
@@ -375,11 +553,131 @@ mod tests {
         assert_eq!(recent.len(), 2);
     }
 
+    fn record(i: i64) -> Record {
+        Record {
+            time: rfc3339(i),
+            unix_ms: i,
+            session: "s".into(),
+            event: "PreToolUse".into(),
+            tool: "Bash".into(),
+            command: Some(format!("cmd {i}")),
+            layer: "cascade".into(),
+            decision: "allow".into(),
+            reason: "r".into(),
+            ..Default::default()
+        }
+    }
+
+    fn all(a: &Audit) -> Vec<Record> {
+        a.query(&Filter {
+            limit: 1000,
+            ..Default::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn appended_records_reach_the_database_once() {
+        let t = tempfile::tempdir().unwrap();
+        let a = Audit::new(t.path().join("audit.db"));
+        a.append(&record(1)).unwrap();
+        a.append(&record(2)).unwrap();
+        assert!(!t.path().join("audit.db").exists(), "no database on append");
+        let got = all(&a);
+        assert_eq!(got, vec![record(2), record(1)]);
+        // A drain cut short after its commit leaves the lines in the spool:
+        // draining them again inserts nothing twice.
+        let spool = t.path().join("audit.db.pending");
+        a.append(&record(3)).unwrap();
+        let pending = std::fs::read(&spool).unwrap();
+        assert_eq!(a.drain().unwrap(), 1);
+        std::fs::write(&spool, &pending).unwrap();
+        assert_eq!(a.drain().unwrap(), 1);
+        assert_eq!(all(&a).len(), 3);
+        assert_eq!(std::fs::metadata(&spool).unwrap().len(), 0);
+    }
+
+    #[test]
+    fn a_torn_spool_line_is_recorded_not_dropped() {
+        let t = tempfile::tempdir().unwrap();
+        let a = Audit::new(t.path().join("audit.db"));
+        a.append(&record(1)).unwrap();
+        let spool = t.path().join("audit.db.pending");
+        let mut f = OpenOptions::new().append(true).open(&spool).unwrap();
+        f.write_all(br#"{"uid":"x","time":"1970"#).unwrap();
+        let got = all(&a);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].decision, "error");
+        assert!(got[0]
+            .reason
+            .contains("1 spooled audit line(s) could not be read"));
+        assert_eq!(got[1], record(1));
+    }
+
+    #[test]
+    fn concurrent_appends_and_drains_lose_nothing() {
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("audit.db");
+        let writers: Vec<_> = (0..8)
+            .map(|w| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    let a = Audit::new(path);
+                    for i in 0..50 {
+                        a.append(&record(w * 1000 + i)).unwrap();
+                        if i % 10 == 0 {
+                            a.drain().unwrap();
+                        }
+                    }
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        let a = Audit::new(path);
+        let mut got: Vec<i64> = all(&a).iter().map(|r| r.unix_ms).collect();
+        got.sort();
+        let mut want: Vec<i64> = (0..8)
+            .flat_map(|w| (0..50).map(move |i| w * 1000 + i))
+            .collect();
+        want.sort();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_database_of_the_first_schema_is_migrated() {
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("audit.db");
+        {
+            let c = Connection::open(&path).unwrap();
+            c.execute_batch(MIGRATIONS[0]).unwrap();
+            c.execute_batch("PRAGMA user_version = 1").unwrap();
+            c.execute(
+                "INSERT INTO decisions (time, unix_ms, session, event, tool, layer, decision, reason)
+                 VALUES ('t', 0, 's', 'e', 'Bash', 'cascade', 'allow', 'old')",
+                [],
+            )
+            .unwrap();
+        }
+        let a = Audit::new(path.clone());
+        a.append(&record(5)).unwrap();
+        let got = all(&a);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[1].reason, "old");
+        let c = Connection::open(&path).unwrap();
+        let v: i64 = c
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, MIGRATIONS.len() as i64);
+    }
+
     #[test]
     fn unwritable_database_is_an_error_not_a_panic() {
         let t = tempfile::tempdir().unwrap();
         std::fs::write(t.path().join("file"), "x").unwrap();
         let a = Audit::new(t.path().join("file").join("audit.db"));
         assert!(a.write(&Record::default()).is_err());
+        assert!(a.append(&Record::default()).is_err());
     }
 }

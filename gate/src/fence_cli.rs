@@ -69,7 +69,7 @@ fn run_spec(spec: &RunSpec, audit: Option<PathBuf>, cwd: &Path) -> ExitCode {
             let session = std::env::var("BASHGATE_SESSION").unwrap_or_else(|_| "run".into());
             let mut r = Record::decided(&session, "run", "Bash", cwd, &d);
             r.command = Some(spec.command.clone());
-            if let Err(e) = Audit::new(path.clone()).write(&r) {
+            if let Err(e) = Audit::new(path.clone()).append(&r) {
                 eprintln!("bashgate run: audit record not written: {e}");
             }
         }
@@ -84,7 +84,7 @@ fn run_spec(spec: &RunSpec, audit: Option<PathBuf>, cwd: &Path) -> ExitCode {
             );
             let mut r = Record::decided("run", "run", "Bash", cwd, &d);
             r.command = Some(spec.command.clone());
-            let _ = Audit::new(path.clone()).write(&r);
+            let _ = Audit::new(path.clone()).append(&r);
         }
     }
     ExitCode::from(code.clamp(0, 255) as u8)

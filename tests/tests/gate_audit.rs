@@ -40,7 +40,14 @@ fn decisions_are_recorded_and_filtered() {
     let out = s.run(&["audit", "--session", "a1"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("git push") && text.contains("deny"), "{text}");
-    // WAL mode.
+    // The hooks spooled their records; reading moved them into the
+    // database (WAL mode) and emptied the spool.
+    assert_eq!(
+        std::fs::metadata(s.state().join("audit.db.pending"))
+            .unwrap()
+            .len(),
+        0
+    );
     assert!(s.state().join("audit.db").exists());
     assert!(s.state().join("audit.db-wal").exists() || s.state().join("audit.db-shm").exists());
 }
@@ -88,5 +95,6 @@ fn audit_can_be_turned_off() {
     let s = Sandbox::with_config("[audit]\nenabled = false\n");
     s.bash("o", "ls");
     assert!(!s.state().join("audit.db").exists());
+    assert!(!s.state().join("audit.db.pending").exists());
     assert!(s.audit(&[]).is_empty());
 }

@@ -493,7 +493,7 @@ fn write_audit(path: Option<&Path>, r: Record) {
     let Some(path) = path else {
         return;
     };
-    if let Err(e) = Audit::new(path.to_path_buf()).write(&r) {
+    if let Err(e) = Audit::new(path.to_path_buf()).append(&r) {
         eprintln!("bashgate: audit record not written: {e}");
     }
 }
