@@ -57,12 +57,57 @@ pub fn find(tree: &Tree, text: &str) -> Found {
             "word" if n.child_count() == 0 => newline_in_word(n, text, heredoc, &mut found),
             "command" | "declaration_command" | "unset_command" => {
                 newline_between_words(n, text, heredoc, &mut found);
+                skipped_text(n, text, &mut found);
                 stack.extend(n.children(&mut cursor));
             }
-            _ => stack.extend(n.children(&mut cursor)),
+            "string" | "heredoc_body" | "heredoc_content" | "raw_string" | "ansi_c_string"
+            | "translated_string" | "comment" => stack.extend(n.children(&mut cursor)),
+            _ => {
+                skipped_text(n, text, &mut found);
+                stack.extend(n.children(&mut cursor));
+            }
         }
     }
     found
+}
+
+const SKIPPED: &str =
+    "text the parser skipped between tokens (an escaped blank such as `\\ ` is a word to bash)";
+
+/// Between a structural node's children there is only blank space and
+/// line continuations; anything else is text tree-sitter dropped that bash
+/// reads (`a | \  while ...`: bash's next command is a one-space word, and
+/// the line is a syntax error).
+fn skipped_text(n: Node, text: &str, found: &mut Found) {
+    if n.child_count() == 0 {
+        return;
+    }
+    let mut cursor = n.walk();
+    let mut from = n.start_byte();
+    let check = |a: usize, b: usize, found: &mut Found| {
+        let Some(gap) = text.get(a..b) else {
+            return;
+        };
+        let blank = gap.split("\\\n").all(|part| {
+            part.bytes()
+                .all(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+        });
+        if !blank {
+            found.unrepaired.push(Disagreement {
+                span: Span::new(a, b),
+                why: SKIPPED,
+            });
+        }
+    };
+    for child in n.children(&mut cursor) {
+        if child.start_byte() > from {
+            check(from, child.start_byte(), found);
+        }
+        from = from.max(child.end_byte());
+    }
+    if n.end_byte() > from {
+        check(from, n.end_byte(), found);
+    }
 }
 
 pub fn apply(text: &str, edits: &[Edit]) -> String {

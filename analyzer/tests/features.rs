@@ -909,3 +909,24 @@ fn friction_found_by_the_corpus() {
         ("find \"$dir\" sh \\;", U, &["BG210"]),
     ]);
 }
+
+/// Lines bash refuses as a whole (`bash -n` fails) that tree-sitter reads
+/// on from: no verdict may claim to know what runs.
+#[test]
+fn lines_bash_refuses_are_not_proven() {
+    table(&[
+        ("echo a ;; echo b", U, &["BG301"]),
+        ("echo a ;& echo b", U, &["BG301"]),
+        ("echo a ;;& echo b", U, &["BG301"]),
+        ("ls; fi", U, &["BG301"]),
+        ("done", U, &["BG301"]),
+        ("echo a; }", U, &["BG301"]),
+        ("echo a; then ls", U, &["BG301"]),
+        ("ls | \\  while read f; do echo; done", U, &["BG301"]),
+        ("echo \"\"\\ ls", U, &["BG301"]),
+        ("case x in a) ls ;; b) pwd ;& c) id ;; esac", S, &[]),
+        ("if true; then ls; fi", S, &[]),
+        ("echo fi done then", S, &[]),
+        ("ls \\\n  -la", S, &[]),
+    ]);
+}

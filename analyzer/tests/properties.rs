@@ -391,7 +391,14 @@ proptest! {
             .collect();
         let quoted = format!("{}{sep}{}", written.join(" "), line(extra));
         let (a, b) = (verdict(&plain), verdict(&quoted));
-        prop_assert_eq!(a, b, "{:?} vs {:?}", plain, quoted);
+        // A spelling the parser reads differently from bash (`""\ x`:
+        // tree-sitter drops the escaped blank) may only cost the proof.
+        let misread = b == Verdict::Unknown
+            && bashgate_analyzer::analyze(&quoted)
+                .findings
+                .iter()
+                .any(|f| f.rule == bashgate_analyzer::Rule::ParseError);
+        prop_assert!(a == b || misread, "{:?} vs {:?}: {:?} vs {:?}", plain, quoted, a, b);
     }
 }
 

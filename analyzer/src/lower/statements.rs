@@ -13,6 +13,16 @@ use super::{
     REDIRECTS, STATEMENTS, WORDS,
 };
 
+/// Words bash reads as reserved at the start of a command; `!`, `time`
+/// and `coproc` are left out (tree-sitter and bash agree on them, and the
+/// resolver treats `coproc` as a wrapper).
+const RESERVED_WORDS: &[&str] = &[
+    "if", "then", "elif", "else", "fi", "case", "esac", "for", "select", "while", "until", "do",
+    "done", "in", "function", "{", "}", "[[", "]]",
+];
+
+const CASE_TERMINATORS: &[&str] = &[";;", ";&", ";;&"];
+
 impl<'a> Lowerer<'a> {
     /// The statements among `n`'s children (a program, a substitution body).
     pub(super) fn statements(&mut self, n: Node, depth: usize) -> Vec<Command> {
@@ -127,6 +137,15 @@ impl<'a> Lowerer<'a> {
         if self.deep(n, depth) {
             return;
         }
+        if n.kind() != "case_item" {
+            // A case terminator outside a case item: bash refuses the line.
+            let mut cursor = n.walk();
+            for child in n.children(&mut cursor) {
+                if !child.is_named() && CASE_TERMINATORS.contains(&child.kind()) {
+                    self.errors.push(span(child));
+                }
+            }
+        }
         let mut cursor = n.walk();
         for child in n.named_children(&mut cursor) {
             let kind = child.kind();
@@ -172,7 +191,13 @@ impl<'a> Lowerer<'a> {
                 }
                 "command_name" => {
                     // The name's single child is the word itself.
-                    word_nodes.push(child.named_child(0).unwrap_or(child));
+                    let word = child.named_child(0).unwrap_or(child);
+                    // An unquoted reserved word here is tree-sitter reading
+                    // on where bash stops with a syntax error (`fi`, `done`).
+                    if word.kind() == "word" && RESERVED_WORDS.contains(&self.text(word)) {
+                        self.errors.push(span(word));
+                    }
+                    word_nodes.push(word);
                 }
                 k if REDIRECTS.contains(&k) => {
                     // Word pieces touching the redirect's end belong to its
