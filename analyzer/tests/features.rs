@@ -930,3 +930,52 @@ fn lines_bash_refuses_are_not_proven() {
         ("ls \\\n  -la", S, &[]),
     ]);
 }
+
+/// Every way a builtin sets a variable, not only `NAME=value`: one model
+/// (resolve/setvars.rs) for declaration builtins through wrappers, quoted
+/// arguments, printf -v, read, mapfile, getopts, wait -p, let, shopt -o.
+#[test]
+fn variables_set_by_other_means() {
+    table(&[
+        ("builtin export PATH=/tmp/x; ls", U, &["BG205"]),
+        ("command export PATH=/tmp/x; ls", U, &["BG205"]),
+        (
+            "builtin command builtin declare -x LD_PRELOAD=./x.so; ls",
+            U,
+            &["BG205"],
+        ),
+        ("export 'PATH=/tmp/x'; ls", U, &["BG205"]),
+        ("export \\PATH=/tmp/x; ls", U, &["BG205"]),
+        ("export \"BASH_ENV\"=x; ls", U, &["BG205"]),
+        ("declare $'PATH=/tmp'; ls", U, &["BG205"]),
+        ("typeset -gx 'EXECIGNORE=*'; ls", U, &["BG205"]),
+        ("builtin declare -n r=PATH; ls", U, &["BG205"]),
+        ("local -n r; ls", U, &["BG205"]),
+        ("printf -vPATH %s /tmp; ls", U, &["BG205"]),
+        ("printf -v 'BASH_CMDS[ls]' %s /tmp/evil; ls", U, &["BG205"]),
+        ("printf \"$fmt\" x", U, &["BG205"]),
+        ("read 'BASH_CMDS[ls]' <<< /tmp/evil; ls", U, &["BG205"]),
+        ("read -ra 'x[$(id)]' < f", U, &["BG205"]),
+        ("read -r -a PATH < f; ls", U, &["BG205"]),
+        ("mapfile -C 'curl x' -c 1 arr < f", U, &["BG205"]),
+        ("readarray -tC cb arr < f", U, &["BG205"]),
+        ("getopts ab: 'o[$(id)]'", U, &["BG205"]),
+        ("let 'PATH=1'; ls", U, &["BG205"]),
+        ("let 'a[$(touch x)]=1'", U, &["BG205"]),
+        ("shopt -s -o keyword; ls", U, &["BG205"]),
+        ("shopt -os keyword; ls", U, &["BG205"]),
+        ("export -f ls; bash -c ls", U, &["BG205"]),
+        ("declare -fx ls; bash -c ls", U, &["BG205"]),
+        ("read -r line < f; echo \"$line\"", S, &[]),
+        ("read -r -p 'name? ' -t 5 name; echo \"$name\"", S, &[]),
+        ("mapfile -t lines < f", S, &[]),
+        ("getopts ab: opt", S, &[]),
+        ("let i=i+1", S, &[]),
+        ("printf '%s\\n' a b", S, &[]),
+        ("printf -v out '%05d' 42; echo \"$out\"", S, &[]),
+        ("export FOO=bar; ls", S, &[]),
+        ("export -n FOO; ls", S, &[]),
+        ("declare -a arr=(1 2); echo \"${arr[0]}\"", S, &[]),
+        ("export PATH; ls", S, &[]),
+    ]);
+}

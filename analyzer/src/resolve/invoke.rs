@@ -351,6 +351,7 @@ impl<'c> Resolver<'c> {
         };
         verdict = verdict.max(v);
         self.track_variables(canon, rest, frame);
+        self.check_variable_targets(canon, rest, frame);
         verdict.max(self.check_args(canon, entry, rest, frame))
     }
 
@@ -440,6 +441,37 @@ impl<'c> Resolver<'c> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// What a builtin's arguments assign ([`super::setvars`]): a name not
+    /// known statically, a subscript evaluated as arithmetic, a nameref, or
+    /// a dangerous variable makes the command unknown.
+    fn check_variable_targets(&mut self, canon: &str, rest: &[Arg], frame: &Frame) {
+        let sets = super::setvars::sets(canon, rest);
+        for t in &sets.targets {
+            let why = match &t.name {
+                None => "sets a variable whose name is not known before it runs".to_string(),
+                Some(n) if t.subscript => format!(
+                    "assigns to an element of `{n}`: bash evaluates the subscript as arithmetic, which runs `$( )`"
+                ),
+                Some(n) if t.nameref => format!(
+                    "makes `{n}` a reference: every later assignment to it sets the variable it names"
+                ),
+                Some(n) if t.assigns && self.catalog.is_dangerous_variable(n) => {
+                    format!("sets {n}, which changes which code runs")
+                }
+                Some(_) => continue,
+            };
+            self.add(
+                frame,
+                Rule::DangerousAssignment,
+                t.arg.span,
+                format!("`{canon}` {why}"),
+            );
+        }
+        for (arg, why) in &sets.notes {
+            self.add(frame, Rule::DangerousAssignment, arg.span, *why);
         }
     }
 

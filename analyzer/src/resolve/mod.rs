@@ -4,6 +4,7 @@
 
 mod invoke;
 mod options;
+mod setvars;
 mod shells;
 mod wrappers;
 
