@@ -977,5 +977,14 @@ fn variables_set_by_other_means() {
         ("export -n FOO; ls", S, &[]),
         ("declare -a arr=(1 2); echo \"${arr[0]}\"", S, &[]),
         ("export PATH; ls", S, &[]),
+        // Expansions that assign.
+        (": ${PATH:=/tmp}; ls", U, &["BG205"]),
+        ("echo ${LD_PRELOAD=./x.so}; ls", U, &["BG205"]),
+        (": ${BASH_CMDS[ls]:=/tmp/evil}; ls", U, &["BG205"]),
+        ("echo $(( PATH=1 )); ls", U, &["BG205"]),
+        ("(( BASH_ENV+=1 )); ls", U, &["BG205"]),
+        (": ${X:=1}; ls", S, &[]),
+        ("echo ${X:-/tmp}", S, &[]),
+        ("for ((i=0;i<3;i++)); do echo $i; done", S, &[]),
     ]);
 }

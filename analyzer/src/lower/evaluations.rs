@@ -33,6 +33,9 @@ impl<'a> Lowerer<'a> {
                         .push((self.text(node).to_string(), span(node)));
                     continue;
                 }
+                "binary_expression" | "postfix_expression" | "unary_expression" => {
+                    self.arith_assignment(node)
+                }
                 "word" => {
                     let t = self.text(node);
                     if is_identifier(t) {
@@ -44,6 +47,43 @@ impl<'a> Lowerer<'a> {
             }
             let mut cursor = node.walk();
             stack.extend(node.named_children(&mut cursor));
+        }
+    }
+
+    /// `X=1`, `X+=1`, `X++`, `--X` in arithmetic: X is assigned.
+    fn arith_assignment(&mut self, node: Node) {
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.children(&mut cursor).collect();
+        let assigns = children.iter().any(|c| {
+            !c.is_named()
+                && matches!(
+                    c.kind(),
+                    "=" | "+="
+                        | "-="
+                        | "*="
+                        | "/="
+                        | "%="
+                        | "<<="
+                        | ">>="
+                        | "&="
+                        | "^="
+                        | "|="
+                        | "++"
+                        | "--"
+                )
+        });
+        if !assigns {
+            return;
+        }
+        // The operand is the left side, or the only named child.
+        if let Some(v) = children
+            .iter()
+            .find(|c| c.kind() == "variable_name" || c.kind() == "word")
+        {
+            let t = self.text(*v);
+            if is_identifier(t) {
+                self.assigned.push((t.to_string(), span(*v)));
+            }
         }
     }
 
@@ -178,9 +218,28 @@ impl<'a> Lowerer<'a> {
                     if let Some(index) = c.child_by_field_name("index") {
                         self.arith_names(index);
                     }
+                    if !seen_name
+                        && children
+                            .get(i + 1)
+                            .is_some_and(|op| matches!(op.kind(), ":=" | "="))
+                    {
+                        if let Some(name) = c.child_by_field_name("name") {
+                            self.assigned
+                                .push((self.text(name).to_string(), span(name)));
+                        }
+                    }
                     seen_name = true;
                 }
-                "variable_name" if !seen_name => seen_name = true,
+                "variable_name" if !seen_name => {
+                    seen_name = true;
+                    // `${X:=v}`, `${X=v}`: X is assigned when unset or empty.
+                    if children
+                        .get(i + 1)
+                        .is_some_and(|op| matches!(op.kind(), ":=" | "="))
+                    {
+                        self.assigned.push((self.text(*c).to_string(), span(*c)));
+                    }
+                }
                 ":" => after_colon = true,
                 "@" if children
                     .get(i + 1)

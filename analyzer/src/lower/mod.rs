@@ -31,6 +31,9 @@ pub struct Lowered {
     /// Loop variables (`for`/`select`), and whether their values are not
     /// all static.
     pub loop_vars: Vec<(String, Span, bool)>,
+    /// Variables an expansion assigns: `${X:=v}`, `${X=v}`, and arithmetic
+    /// `X=`, `X+=`..., `X++` (builtins' arguments are in resolve/setvars).
+    pub assigned: Vec<(String, Span)>,
     /// `${x@P}`: the value is expanded like a prompt, substitutions included.
     pub prompt_expansions: Vec<Span>,
     /// `[ -v 'a[$(cmd)]' ]`: a tested name whose subscript runs a command.
@@ -54,6 +57,7 @@ pub fn lower(root: Node, src: &str, max_depth: usize) -> Lowered {
         in_double_quotes: false,
         arith_refs: Vec::new(),
         loop_vars: Vec::new(),
+        assigned: Vec::new(),
         prompt_expansions: Vec::new(),
         subscript_tests: Vec::new(),
         arith_outputs: Vec::new(),
@@ -72,6 +76,7 @@ pub fn lower(root: Node, src: &str, max_depth: usize) -> Lowered {
         too_deep: l.too_deep,
         arith_refs: l.arith_refs,
         loop_vars: l.loop_vars,
+        assigned: l.assigned,
         prompt_expansions: l.prompt_expansions,
         subscript_tests: l.subscript_tests,
         arith_outputs: l.arith_outputs,
@@ -150,6 +155,7 @@ struct Lowerer<'a> {
     src: &'a str,
     arith_refs: Vec<(String, Span)>,
     loop_vars: Vec<(String, Span, bool)>,
+    assigned: Vec<(String, Span)>,
     prompt_expansions: Vec<Span>,
     subscript_tests: Vec<Span>,
     arith_outputs: Vec<ArithOutput>,

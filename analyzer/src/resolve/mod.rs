@@ -262,6 +262,16 @@ impl<'c> Resolver<'c> {
             self.arith_refs
                 .push((name.clone(), frame.map.map(*sp), frame.via.clone()));
         }
+        for (name, sp) in &lowered.assigned {
+            if self.catalog.is_dangerous_variable(name) {
+                self.add(
+                    frame,
+                    Rule::DangerousAssignment,
+                    *sp,
+                    format!("an expansion assigns {name}, which changes which code runs"),
+                );
+            }
+        }
         for (name, sp, dynamic) in &lowered.loop_vars {
             if *dynamic {
                 self.runtime_vars
