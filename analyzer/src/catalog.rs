@@ -37,6 +37,12 @@ struct CatalogFile {
     #[serde(default)]
     read_only_programs: Vec<String>,
     #[serde(default)]
+    harmless_variables: Vec<String>,
+    #[serde(default)]
+    harmless_variable_prefixes: Vec<String>,
+    #[serde(default)]
+    shell_builtins: Vec<String>,
+    #[serde(default)]
     programs: BTreeMap<String, Entry>,
 }
 
@@ -58,6 +64,12 @@ struct BuiltinFile<'a> {
     /// Programs that only print.
     #[serde(default)]
     read_only_programs: Vec<String>,
+    #[serde(default)]
+    harmless_variables: Vec<String>,
+    #[serde(default)]
+    harmless_variable_prefixes: Vec<String>,
+    #[serde(default)]
+    shell_builtins: Vec<String>,
     #[serde(borrow)]
     programs: HashMap<&'a str, &'a RawValue>,
 }
@@ -83,6 +95,15 @@ pub struct Catalog {
     /// Programs that write, delete, change permissions and signal nothing,
     /// whatever their options: they only print.
     pub read_only_programs: Vec<String>,
+    /// Environment variables no program reads as code or configuration
+    /// (locale, time zone, colour, terminal size): any program may be given
+    /// them. Any other variable a command puts in a program's environment
+    /// must be declared harmless by that program's entry (`harmless_env`).
+    pub harmless_variables: Vec<String>,
+    pub harmless_variable_prefixes: Vec<String>,
+    /// Builtins: they run in the shell and start no program, so their
+    /// environment is the shell's own (checked by `dangerous_variables`).
+    pub shell_builtins: Vec<String>,
     /// Entries parsed up front: a TOML catalog, or a user's additions,
     /// which take precedence over built-in entries of the same name.
     programs: BTreeMap<String, Entry>,
@@ -121,6 +142,9 @@ impl Catalog {
                 persistence_files: file.persistence_files,
                 persistence_dirs: file.persistence_dirs,
                 read_only_programs: file.read_only_programs,
+                harmless_variables: file.harmless_variables,
+                harmless_variable_prefixes: file.harmless_variable_prefixes,
+                shell_builtins: file.shell_builtins,
                 programs: BTreeMap::new(),
                 builtin: file
                     .programs
@@ -148,6 +172,9 @@ impl Catalog {
             persistence_files: file.persistence_files,
             persistence_dirs: file.persistence_dirs,
             read_only_programs: file.read_only_programs,
+            harmless_variables: file.harmless_variables,
+            harmless_variable_prefixes: file.harmless_variable_prefixes,
+            shell_builtins: file.shell_builtins,
             programs: file.programs,
             builtin: HashMap::new(),
         };
@@ -165,6 +192,10 @@ impl Catalog {
         self.persistence_files.extend(more.persistence_files);
         self.persistence_dirs.extend(more.persistence_dirs);
         self.read_only_programs.extend(more.read_only_programs);
+        self.harmless_variables.extend(more.harmless_variables);
+        self.harmless_variable_prefixes
+            .extend(more.harmless_variable_prefixes);
+        self.shell_builtins.extend(more.shell_builtins);
         self.programs.extend(more.programs);
         self.validate()
     }
@@ -258,6 +289,22 @@ impl Catalog {
             Some(target) => self.entry(target),
             None => Some((key, entry)),
         }
+    }
+
+    /// Whether `program` may be given `name` in its environment: declared
+    /// harmless globally or by its entry, and not dangerous.
+    pub fn is_harmless_variable(&self, name: &str, entry: Option<&Entry>) -> bool {
+        !self.is_dangerous_variable(name)
+            && (self.harmless_variables.iter().any(|v| v == name)
+                || self
+                    .harmless_variable_prefixes
+                    .iter()
+                    .any(|p| name.starts_with(p.as_str()))
+                || entry.is_some_and(|e| e.harmless_env.iter().any(|v| v == name || v == "*")))
+    }
+
+    pub fn is_shell_builtin(&self, name: &str) -> bool {
+        self.shell_builtins.iter().any(|b| b == name)
     }
 
     pub fn is_dangerous_variable(&self, name: &str) -> bool {

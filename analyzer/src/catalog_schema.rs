@@ -221,6 +221,13 @@ pub struct Entry {
     /// Code handling this wrapper's own semantics (`xargs`, `find`...).
     #[serde(default)]
     pub special: Option<Special>,
+    /// Environment variables this program reads that neither run code nor
+    /// load configuration, beyond the catalog's global `harmless_variables`;
+    /// `"*"` for a program that reads none that matter (a wrapper such as
+    /// `env` or `nice`, whose command is checked on its own). Dangerous
+    /// variables stay dangerous.
+    #[serde(default)]
+    pub harmless_env: Vec<String>,
 }
 
 fn yes() -> bool {

@@ -598,7 +598,7 @@ fn findings_point_at_the_source() {
 
 #[test]
 fn invocations_are_resolved() {
-    let a = analyze("timeout 5 env A=1 nice -n 5 grep -r \"cu\"rl src/");
+    let a = analyze("timeout 5 env LC_ALL=C nice -n 5 grep -r \"cu\"rl src/");
     let grep = a
         .invocations
         .iter()
@@ -973,8 +973,8 @@ fn variables_set_by_other_means() {
         ("let i=i+1", S, &[]),
         ("printf '%s\\n' a b", S, &[]),
         ("printf -v out '%05d' 42; echo \"$out\"", S, &[]),
-        ("export FOO=bar; ls", S, &[]),
-        ("export -n FOO; ls", S, &[]),
+        ("export FOO=bar; echo hi", S, &[]),
+        ("export -n LANG; ls", S, &[]),
         ("declare -a arr=(1 2); echo \"${arr[0]}\"", S, &[]),
         ("export PATH; ls", S, &[]),
         // Expansions that assign.
@@ -986,5 +986,44 @@ fn variables_set_by_other_means() {
         (": ${X:=1}; ls", S, &[]),
         ("echo ${X:-/tmp}", S, &[]),
         ("for ((i=0;i<3;i++)); do echo $i; done", S, &[]),
+    ]);
+}
+
+/// The environment a command gives a program: any variable neither
+/// declared harmless globally (locale, time zone, colour, terminal size)
+/// nor by the program's entry makes the program unknown, however it gets
+/// there: a prefix, `env`, an export, or `set -a`.
+#[test]
+fn environment_variables_need_a_declaration() {
+    table(&[
+        ("RIPGREP_CONFIG_PATH=./rc rg foo", U, &["BG205"]),
+        ("env RIPGREP_CONFIG_PATH=./rc rg foo", U, &["BG205"]),
+        ("nice env ZIPOPT=-TTx zip a.zip f", U, &["BG205"]),
+        ("GROFF_BIN_PATH=./bin man ls", U, &["BG205"]),
+        ("PARALLEL_SHELL=./sh parallel echo ::: a", U, &[]),
+        ("SHLVL=1 SSH_CLIENT=x bash -c true", U, &["BG205"]),
+        ("export RIPGREP_CONFIG_PATH=./rc; rg foo", U, &["BG205"]),
+        (
+            "builtin export RIPGREP_CONFIG_PATH=./rc; rg foo",
+            U,
+            &["BG205"],
+        ),
+        (
+            "RIPGREP_CONFIG_PATH=./rc; export RIPGREP_CONFIG_PATH; rg foo",
+            U,
+            &["BG205"],
+        ),
+        ("declare -x ZIPOPT=-TTx; zip a.zip f", U, &["BG205"]),
+        ("set -a; RIPGREP_CONFIG_PATH=./rc; rg foo", U, &["BG205"]),
+        ("set -o allexport; ZIPOPT=-TTx; zip a.zip f", U, &["BG205"]),
+        ("rg foo; export RIPGREP_CONFIG_PATH=./rc", U, &["BG205"]),
+        ("LANG=C ls", S, &[]),
+        ("LC_ALL=C sort f", S, &[]),
+        ("TZ=UTC date", S, &[]),
+        ("COLUMNS=200 NO_COLOR=1 ls", S, &[]),
+        ("env LC_ALL=C grep -r x src", S, &[]),
+        ("IFS=, read -r a b <<< \"1,2\"", S, &[]),
+        ("FOO=bar; ls", S, &[]),
+        ("export FOO=bar; echo \"$FOO\"", S, &[]),
     ]);
 }

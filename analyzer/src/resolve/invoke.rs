@@ -51,6 +51,13 @@ impl<'c> Resolver<'c> {
     /// Resolves `args[0]` with arguments `args[1..]`. `wrappers` counts the
     /// wrappers already unwrapped around it.
     pub(super) fn invoke(&mut self, args: &[Arg], frame: &Frame, feed: &Feed, wrappers: usize) {
+        // A wrapper's `env NAME=v` reaches what it runs, and no further.
+        let mark = self.env.len();
+        self.invoke_program(args, frame, feed, wrappers);
+        self.env.truncate(mark);
+    }
+
+    fn invoke_program(&mut self, args: &[Arg], frame: &Frame, feed: &Feed, wrappers: usize) {
         let Some(name_arg) = args.first() else { return };
         let span = args.iter().fold(name_arg.span, |s, a| s.cover(a.span));
         let shown: Vec<Option<String>> = args[1..].iter().map(Arg::shown).collect();
@@ -160,6 +167,7 @@ impl<'c> Resolver<'c> {
             return;
         };
         let canon = canon.to_string();
+        self.check_environment(&canon, entry, frame);
         if SETS_VARIABLES.contains(&canon.as_str()) {
             let fed = match feed {
                 Feed::Pipe { network, decoded } => Carries {
@@ -399,6 +407,16 @@ impl<'c> Resolver<'c> {
                 }
             }
             "set" => {
+                let allexport = rest.iter().enumerate().any(|(i, a)| match a.text() {
+                    Some(t) if t.starts_with('-') && !t.starts_with("--") && t.contains('a') => {
+                        true
+                    }
+                    Some("-o") => rest.get(i + 1).and_then(Arg::text) == Some("allexport"),
+                    _ => false,
+                });
+                if allexport && self.allexport.is_none() {
+                    self.allexport = Some((frame.map.map(rest[0].span), frame.via.clone()));
+                }
                 let keyword = rest.iter().enumerate().any(|(i, a)| match a.text() {
                     Some(t) if t.starts_with('-') && !t.starts_with("--") && t.contains('k') => {
                         true
@@ -444,12 +462,42 @@ impl<'c> Resolver<'c> {
         }
     }
 
+    /// The environment this command gives a program that could otherwise
+    /// be local: each variable must be harmless globally or by the
+    /// program's entry. Builtins start no program and are left out.
+    fn check_environment(&mut self, canon: &str, entry: &Entry, frame: &Frame) {
+        if self.catalog.is_shell_builtin(canon)
+            || !matches!(entry.class, Class::Local | Class::Shell | Class::Wrapper)
+        {
+            return;
+        }
+        self.env_programs.push(canon.to_string());
+        let env = self.env.clone();
+        for (name, span) in env {
+            if self.catalog.is_dangerous_variable(&name)
+                || self.catalog.is_harmless_variable(&name, Some(entry))
+            {
+                continue; // the first is reported where it is assigned
+            }
+            self.add_via(
+                Rule::DangerousAssignment,
+                span,
+                format!("`{canon}` runs with {name} in its environment, which its catalog entry does not declare harmless: programs read variables like this for configuration, helper programs or options"),
+                &frame.via,
+            );
+        }
+    }
+
     /// What a builtin's arguments assign ([`super::setvars`]): a name not
     /// known statically, a subscript evaluated as arithmetic, a nameref, or
     /// a dangerous variable makes the command unknown.
     fn check_variable_targets(&mut self, canon: &str, rest: &[Arg], frame: &Frame) {
         let sets = super::setvars::sets(canon, rest);
         for t in &sets.targets {
+            if let (true, Some(n)) = (t.exported, &t.name) {
+                self.exported
+                    .push((n.clone(), frame.map.map(t.arg.span), frame.via.clone()));
+            }
             let why = match &t.name {
                 None => "sets a variable whose name is not known before it runs".to_string(),
                 Some(n) if t.subscript => format!(

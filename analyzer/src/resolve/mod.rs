@@ -125,6 +125,20 @@ pub struct Resolver<'c> {
     code_files: Vec<(String, Span, Vec<String>)>,
     /// Every function the command defines, anywhere.
     functions: HashSet<String>,
+    /// Variables put in the environment of the program being resolved:
+    /// prefix assignments and `env NAME=v`, innermost last (mapped spans).
+    env: Vec<(String, Span)>,
+    /// Variables exported anywhere in the command (`export X`, `declare
+    /// -x`), with where and through what; checked in `finish` against every
+    /// program that runs.
+    exported: Vec<(String, Span, Vec<String>)>,
+    /// Plain assignments (`X=1` alone), exported too under `set -a`.
+    plain_assigned: Vec<(String, Span, Vec<String>)>,
+    /// Where `set -a` (or `-o allexport`) exports every later assignment.
+    allexport: Option<(Span, Vec<String>)>,
+    /// Programs started (not builtins) that could otherwise be local, for
+    /// exported variables.
+    env_programs: Vec<String>,
 }
 
 impl<'c> Resolver<'c> {
@@ -143,6 +157,11 @@ impl<'c> Resolver<'c> {
             arith_outputs: Vec::new(),
             code_files: Vec::new(),
             functions: HashSet::new(),
+            env: Vec::new(),
+            exported: Vec::new(),
+            plain_assigned: Vec::new(),
+            allexport: None,
+            env_programs: Vec::new(),
         }
     }
 
@@ -391,6 +410,34 @@ impl<'c> Resolver<'c> {
         }
     }
 
+    /// Variables the command exports reach every program it starts; one
+    /// that a started program's entry does not declare harmless is BG205.
+    fn exported_variables(&mut self) {
+        let mut exported = std::mem::take(&mut self.exported);
+        if self.allexport.is_some() {
+            exported.extend(std::mem::take(&mut self.plain_assigned));
+        }
+        let programs = std::mem::take(&mut self.env_programs);
+        for (name, span, via) in exported {
+            if self.catalog.is_dangerous_variable(&name) {
+                continue; // reported where it is assigned
+            }
+            let reader = programs.iter().find(|p| {
+                !self
+                    .catalog
+                    .is_harmless_variable(&name, self.catalog.get(p))
+            });
+            if let Some(p) = reader {
+                self.add_via(
+                    Rule::DangerousAssignment,
+                    span,
+                    format!("{name} is exported, and `{p}` does not declare it harmless: programs read variables like this for configuration, helper programs or options"),
+                    &via,
+                );
+            }
+        }
+    }
+
     /// Findings that need the whole command seen: arithmetic on variables
     /// whose values are only known at run time, files downloaded and run.
     pub fn finish(&mut self) {
@@ -438,6 +485,7 @@ impl<'c> Resolver<'c> {
                 message,
             });
         }
+        self.exported_variables();
         if let Some((span, via)) = self.integer_attribute.take() {
             if !self.runtime_vars.is_empty() {
                 self.add_via(
@@ -602,6 +650,13 @@ impl<'c> Resolver<'c> {
             .map(|r| self.redirect(r, frame))
             .collect();
         if s.words.is_empty() {
+            for a in &s.assignments {
+                self.plain_assigned.push((
+                    a.name.clone(),
+                    frame.map.map(a.span),
+                    frame.via.clone(),
+                ));
+            }
             return;
         }
         let feed = stdin_of(&s.redirects, &redirected).unwrap_or_else(|| feed.clone());
@@ -614,7 +669,34 @@ impl<'c> Resolver<'c> {
                 ..Arg::from_word(w)
             })
             .collect();
+        // `export A=1`, `declare -x A=1`: the grammar's assignments of a
+        // declaration are exports, not the builtin's own environment.
+        let first = s.words.first().and_then(|w| w.static_value());
+        let declaration = matches!(
+            first.as_deref(),
+            Some("export" | "declare" | "typeset" | "local" | "readonly")
+        );
+        if declaration {
+            let exports = first.as_deref() == Some("export")
+                || s.words[1..].iter().any(|w| {
+                    w.static_value()
+                        .is_some_and(|t| t.starts_with('-') && t.contains('x'))
+                });
+            if exports {
+                for a in &s.assignments {
+                    self.exported
+                        .push((a.name.clone(), frame.map.map(a.span), frame.via.clone()));
+                }
+            }
+            self.invoke(&args, frame, &feed, 0);
+            return;
+        }
+        let mark = self.env.len();
+        for a in &s.assignments {
+            self.env.push((a.name.clone(), frame.map.map(a.span)));
+        }
         self.invoke(&args, frame, &feed, 0);
+        self.env.truncate(mark);
     }
 
     /// Walks the commands that run while a word is expanded; returns what

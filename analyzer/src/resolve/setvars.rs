@@ -19,6 +19,8 @@ pub(super) struct Target<'a> {
     pub subscript: bool,
     /// A nameref: every later assignment goes to the variable it names.
     pub nameref: bool,
+    /// Exported: it reaches the environment of every program started later.
+    pub exported: bool,
 }
 
 /// What the arguments of one builtin set.
@@ -139,6 +141,7 @@ pub(super) fn sets<'a>(canon: &str, rest: &'a [Arg]) -> Sets<'a> {
                                 assigns: true,
                                 subscript: true,
                                 nameref: false,
+                                exported: false,
                             });
                         }
                     }
@@ -218,7 +221,9 @@ fn declaration<'a>(canon: &str, rest: &'a [Arg], out: &mut Sets<'a>) {
                 let base = name.split('[').next().unwrap_or(name);
                 // bash refuses a name that is not an identifier: nothing set.
                 if is_identifier(base) {
-                    out.targets.push(target(a, Some(name), assigns, nameref));
+                    let mut t = target(a, Some(name), assigns, nameref);
+                    t.exported = exports;
+                    out.targets.push(t);
                 }
             }
         }
@@ -233,6 +238,7 @@ fn target<'a>(arg: &'a Arg, name: Option<&str>, assigns: bool, nameref: bool) ->
         assigns,
         subscript,
         nameref,
+        exported: false,
     }
 }
 

@@ -88,6 +88,8 @@ impl<'c> Resolver<'c> {
                 };
                 let mut verdict = Verdict::Safe;
                 for (name, a) in &parsed.assignments {
+                    // In the environment of what the wrapper runs.
+                    self.env.push((name.clone(), frame.map.map(a.span)));
                     if self.catalog.is_dangerous_variable(name) {
                         verdict = verdict.max(self.add(
                             frame,
