@@ -228,6 +228,11 @@ pub struct Entry {
     /// variables stay dangerous.
     #[serde(default)]
     pub harmless_env: Vec<String>,
+    /// Options any one of which makes the program local (`netstat -n`: no
+    /// name lookups); without one it is its `class`. Short options count in
+    /// clusters (`-tlnp`).
+    #[serde(default)]
+    pub local_with: Vec<String>,
 }
 
 fn yes() -> bool {

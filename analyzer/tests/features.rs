@@ -1027,3 +1027,27 @@ fn environment_variables_need_a_declaration() {
         ("export FOO=bar; echo \"$FOO\"", S, &[]),
     ]);
 }
+
+/// A local tool that resolves names sends DNS queries: network.
+#[test]
+fn name_resolution_is_network() {
+    table(&[
+        ("hostname -f", N, &[]),
+        ("hostname --fqdn", N, &[]),
+        ("hostname -A", N, &[]),
+        ("hostname -i", N, &[]),
+        ("ss -tr", N, &[]),
+        ("ss --resolve -t", N, &[]),
+        ("netstat -tl", N, &[]),
+        ("last --dns", N, &[]),
+        ("who --lookup", N, &[]),
+        ("getent hosts example.com", N, &[]),
+        ("hostname", S, &[]),
+        ("hostname -s", S, &[]),
+        ("ss -tlnp", S, &[]),
+        ("who", S, &[]),
+        ("netstat -tlnp", S, &[]),
+        ("netstat --numeric -t", S, &[]),
+        ("netstat -t -- -n", N, &[]),
+    ]);
+}

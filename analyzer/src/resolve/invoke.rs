@@ -298,6 +298,7 @@ impl<'c> Resolver<'c> {
             None if rest.is_empty() && entry.bare.is_some() => {
                 (entry.bare.unwrap_or(entry.class), None)
             }
+            None if has_any_option(rest, &entry.local_with) => (Class::Local, None),
             None => (entry.class, None),
         };
         let what = match &sub {
@@ -781,6 +782,36 @@ fn grants_setid(mode: &str) -> bool {
             .find(['+', '='])
             .is_some_and(|i| clause[i..].contains('s'))
     })
+}
+
+/// Whether a static argument before `--` is one of `options`: a long
+/// option by name (`--numeric`, `--numeric=x`), a short one alone or in a
+/// cluster (`-n`, `-tlnp`). Run-time arguments never count.
+fn has_any_option(args: &[Arg], options: &[String]) -> bool {
+    if options.is_empty() {
+        return false;
+    }
+    for a in args {
+        let Some(t) = a.text() else { continue };
+        if t == "--" {
+            break;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or(long);
+            if options.iter().any(|o| o.strip_prefix("--") == Some(name)) {
+                return true;
+            }
+        } else if let Some(cluster) = t.strip_prefix('-') {
+            if cluster.chars().any(|c| {
+                options
+                    .iter()
+                    .any(|o| o.len() == 2 && o.ends_with(c) && o.starts_with('-'))
+            }) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 fn is_identifier(t: &str) -> bool {
