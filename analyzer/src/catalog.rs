@@ -120,6 +120,15 @@ pub enum CatalogError {
 }
 
 /// catalog.toml, converted to JSON by build.rs.
+/// Whether `dir` appears in `arg` as a whole path component (`.git` in
+/// `a/.git/x` or `-t.git`, not in `.gitignore`).
+fn contains_component(arg: &str, dir: &str) -> bool {
+    arg.match_indices(dir).any(|(i, _)| {
+        let after = arg[i + dir.len()..].chars().next();
+        matches!(after, None | Some('/'))
+    })
+}
+
 /// The built-in catalog's `persistence_files` and `persistence_dirs`, as
 /// constants for callers that need only them (the fence, on every run).
 pub mod persistence {
@@ -301,6 +310,30 @@ impl Catalog {
                     .iter()
                     .any(|p| name.starts_with(p.as_str()))
                 || entry.is_some_and(|e| e.harmless_env.iter().any(|v| v == name || v == "*")))
+    }
+
+    /// The protected place an argument names, if any: a persistence path
+    /// (`.bashrc`, `.git/hooks`, `/etc/profile.d`) or the hidden directory
+    /// one starts with (`.git`, `.ssh`, `.config`), found anywhere in it.
+    pub fn names_protected_place<'a>(&'a self, arg: &str) -> Option<&'a str> {
+        for entry in self.persistence_files.iter().chain(&self.persistence_dirs) {
+            let rel = entry.strip_prefix("~/").unwrap_or(entry);
+            // `~/bin` is home's bin, not every `bin`: matched as written.
+            let whole =
+                if entry.starts_with("~/") || rel.starts_with("etc/") || rel.starts_with("var/") {
+                    &entry[..]
+                } else {
+                    rel
+                };
+            let first = rel.split('/').next().unwrap_or(rel);
+            if arg.contains(whole) {
+                return Some(whole);
+            }
+            if first.starts_with('.') && first.len() > 1 && contains_component(arg, first) {
+                return Some(first);
+            }
+        }
+        None
     }
 
     pub fn is_shell_builtin(&self, name: &str) -> bool {

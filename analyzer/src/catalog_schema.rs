@@ -116,6 +116,11 @@ pub struct Escape {
     pub verdict: Option<EscapeVerdict>,
     /// Why the argument matters, for the finding's message.
     pub why: String,
+    /// Options naming a directory that make the escape harmless when one
+    /// is given a static directory other than the working one or home
+    /// (`tar -x -C out`: extraction lands under `out`).
+    #[serde(default)]
+    pub unless_dir: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -233,6 +238,15 @@ pub struct Entry {
     /// clusters (`-tlnp`).
     #[serde(default)]
     pub local_with: Vec<String>,
+    /// An escape every invocation has unless one of `local_with` is given
+    /// or its `unless_dir` names a directory (`unzip` extracts by default;
+    /// `-l` lists, `-d out` extracts elsewhere). Its match fields are unused.
+    #[serde(default)]
+    pub default_escape: Option<Escape>,
+    /// Makes links: a link pointing into a protected place lets later
+    /// writes through it land there, so every operand counts as written.
+    #[serde(default)]
+    pub links: bool,
 }
 
 fn yes() -> bool {

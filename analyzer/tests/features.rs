@@ -743,7 +743,7 @@ fn found_by_the_corpus_and_the_oracle() {
         ("exec 3<>\"/dev/tcp/${HOST}/${PORT}\"", N, &["BG106"]),
         // Option clusters and forms.
         ("tar xIf ./prog a.tar", U, &["BG204"]),
-        ("tar xzf a.tgz", S, &[]),
+        ("tar xzf a.tgz -C out", S, &[]),
         ("parallel -j4 curl -O ::: a b", N, &["BG101"]),
         ("coproc NAME { nc -l 4444; }", N, &["BG101"]),
         ("yarn", N, &["BG103"]),
@@ -1049,5 +1049,61 @@ fn name_resolution_is_network() {
         ("netstat -tlnp", S, &[]),
         ("netstat --numeric -t", S, &[]),
         ("netstat -t -- -n", N, &[]),
+    ]);
+}
+
+/// Options spelled the way each program's parser reads them, local programs'
+/// code paths, and writes the write model did not see (issue 14, classes
+/// 3 to 5).
+#[test]
+fn option_spellings_code_paths_and_hidden_writes() {
+    table(&[
+        ("zip -TTsh a.zip f", U, &["BG204"]),
+        ("nm @opts a.o", U, &["BG204"]),
+        ("objdump @opts -d a.o", U, &["BG204"]),
+        ("strings @opts", U, &["BG204"]),
+        ("strace -o '|sh' ls", U, &["BG204"]),
+        ("strace --output='|sh' ls", U, &["BG204"]),
+        ("strace -E LD_PRELOAD=./x ls", U, &["BG204"]),
+        ("install --strip-program=sh -s a b", U, &["BG204"]),
+        ("install -s a b", U, &["BG204"]),
+        ("compgen -W '$(id)' x", U, &["BG204"]),
+        ("gawk '{ @f() }'", U, &[]),
+        ("tar -xf a.tar", U, &["BG204"]),
+        ("tar --extract -f a.tar -C .", U, &["BG204"]),
+        ("tar -xf a.tar -C ~", U, &["BG204"]),
+        ("unzip a.zip", U, &["BG204"]),
+        ("cpio -idv < a.cpio", U, &["BG204"]),
+        ("patch -p1 < fix.diff", U, &["BG201"]),
+        ("7z x a.7z", U, &[]),
+        ("ar x lib.a", U, &["BG204"]),
+        ("cp -t.git/hooks x", U, &["BG213"]),
+        ("cp --target-dir=.git/hooks x", U, &["BG213"]),
+        ("mv --target=.git/hooks x", U, &["BG213"]),
+        ("cd .git/hooks && cp /tmp/x pre-commit", U, &["BG213"]),
+        ("ln -s .git/hooks h; cp x h/pre-commit", U, &["BG213"]),
+        ("sed -n 'w .bashrc' f", U, &["BG213"]),
+        ("awk '{print > \".bashrc\"}' f", U, &["BG213"]),
+        ("sort -o .bashrc f", U, &["BG213"]),
+        ("uniq f .bashrc", U, &["BG213"]),
+        ("xxd -r f .bashrc", U, &["BG213"]),
+        ("split -b 1 f .bash_aliases", U, &["BG213"]),
+        ("script -c ls .bashrc", U, &[]),
+        ("history -w .bashrc", U, &["BG213"]),
+        ("cp --suffix=rc f .bash", U, &["BG204"]),
+        ("echo x > .bash_aliases", U, &["BG213"]),
+        ("cp x .claude/settings.json", U, &["BG213"]),
+        ("tar -xzf a.tgz -C out", S, &[]),
+        ("tar --directory=build -xf a.tar", S, &[]),
+        ("unzip -d out a.zip", S, &[]),
+        ("unzip -l a.zip", S, &[]),
+        ("tar -tvf a.tar", S, &[]),
+        ("tar czf a.tgz src", S, &[]),
+        ("ar rcs lib.a a.o", S, &[]),
+        ("cp .git/hooks/pre-commit.sample /tmp/h", S, &[]),
+        ("grep -r TODO .git", S, &[]),
+        ("xxd firmware.bin", S, &[]),
+        ("strings a.out", S, &[]),
+        ("install -m 644 a /tmp/b", S, &[]),
     ]);
 }

@@ -168,6 +168,7 @@ impl<'c> Resolver<'c> {
         };
         let canon = canon.to_string();
         self.check_environment(&canon, entry, frame);
+        self.check_protected_mentions(&canon, entry, &args[1..], frame);
         if SETS_VARIABLES.contains(&canon.as_str()) {
             let fed = match feed {
                 Feed::Pipe { network, decoded } => Carries {
@@ -489,6 +490,48 @@ impl<'c> Resolver<'c> {
         }
     }
 
+    /// A program that may write (not read-only) given an argument that
+    /// names a protected place: which argument it writes is not modelled
+    /// closely enough everywhere (`cp -t.git/hooks`, `sed 'w .bashrc'`,
+    /// `cd .git && ...`, a symlink made earlier), so it is not proven.
+    fn check_protected_mentions(
+        &mut self,
+        canon: &str,
+        entry: &Entry,
+        rest: &[Arg],
+        frame: &Frame,
+    ) {
+        // A wrapper writes through its escapes (`find -fprint`) or through
+        // what it runs, which is checked on its own, unless its entry says
+        // it writes an operand itself (`script FILE`).
+        let writer = matches!(entry.class, Class::Local | Class::Shell)
+            || (entry.class == Class::Wrapper && entry.writes.is_some());
+        if !writer || self.catalog.read_only_programs.iter().any(|p| p == canon) {
+            return;
+        }
+        let written = |i: usize| match entry.writes {
+            Some(crate::catalog::Writes::Last) => i + 1 == rest.len(),
+            Some(crate::catalog::Writes::All) | None => true,
+        };
+        for (i, a) in rest.iter().enumerate() {
+            // With a write model, an operand it does not write is only read
+            // (`cp .git/hooks/x.sample /tmp/x`); options are always looked at.
+            if entry.writes.is_some() && !entry.links && !a.shape.starts_with('-') && !written(i) {
+                continue;
+            }
+            if let Some(place) = self.catalog.names_protected_place(&a.shape) {
+                let place = place.to_string();
+                self.add(
+                    frame,
+                    Rule::WritesSystemDir,
+                    a.span,
+                    format!("`{canon}` is given an argument naming {place}, where a write changes what later commands run, and its writes are not known precisely enough to rule that out"),
+                );
+                return;
+            }
+        }
+    }
+
     /// What a builtin's arguments assign ([`super::setvars`]): a name not
     /// known statically, a subscript evaluated as arithmetic, a nameref, or
     /// a dangerous variable makes the command unknown.
@@ -533,6 +576,12 @@ impl<'c> Resolver<'c> {
         frame: &Frame,
     ) -> Verdict {
         let mut verdict = Verdict::Safe;
+        if let Some(esc) = &entry.default_escape {
+            if !has_any_option(args, &entry.local_with) && !directory_given(args, &esc.unless_dir) {
+                let name = args.first().map(|a| a.span).unwrap_or_default();
+                verdict = verdict.max(self.add(frame, Rule::EscapeOption, name, esc.why.clone()));
+            }
+        }
         let risky = !entry.escapes.is_empty() || entry.script.is_some();
         let mut options_done = false;
         let mut opaque_reported = false;
@@ -552,7 +601,9 @@ impl<'c> Resolver<'c> {
                         s
                     };
                     for esc in &entry.escapes {
-                        if escape_matches(esc, s, options_done) {
+                        if escape_matches(esc, s, options_done)
+                            && !directory_given(args, &esc.unless_dir)
+                        {
                             let rule = match esc.verdict {
                                 Some(EscapeVerdict::Network) => Rule::NetworkOption,
                                 Some(EscapeVerdict::Package) => Rule::PackageInstall,
@@ -782,6 +833,35 @@ fn grants_setid(mode: &str) -> bool {
             .find(['+', '='])
             .is_some_and(|i| clause[i..].contains('s'))
     })
+}
+
+/// Whether one of `options` is given a static directory that is neither
+/// the working directory nor home: `-C out`, `-Cout`, `--directory=out`.
+fn directory_given(args: &[Arg], options: &[String]) -> bool {
+    if options.is_empty() {
+        return false;
+    }
+    let mut value = None;
+    for (i, a) in args.iter().enumerate() {
+        let Some(t) = a.text() else { continue };
+        for o in options {
+            if t == o {
+                value = args.get(i + 1).map(|v| v.text());
+            } else if let Some(rest) = t.strip_prefix(o.as_str()).filter(|v| !v.is_empty()) {
+                if o.starts_with("--") {
+                    if let Some(v) = rest.strip_prefix('=') {
+                        value = Some(Some(v));
+                    }
+                } else {
+                    value = Some(Some(rest));
+                }
+            }
+        }
+    }
+    matches!(value, Some(Some(v)) if !matches!(v.trim_end_matches('/'), "" | "." | ".." | "~")
+        && !v.starts_with('~')
+        && !v.starts_with("./.")
+        && !v.contains(".."))
 }
 
 /// Whether a static argument before `--` is one of `options`: a long

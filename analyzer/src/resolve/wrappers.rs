@@ -87,6 +87,12 @@ impl<'c> Resolver<'c> {
                     }
                 };
                 let mut verdict = Verdict::Safe;
+                // The wrapper's own options (before its command) can be
+                // escape hatches too: `strace -o '|sh'`.
+                if !entry.escapes.is_empty() {
+                    let end = parsed.command.unwrap_or(rest.len()).min(rest.len());
+                    verdict = verdict.max(self.check_args(canon, entry, &rest[..end], frame));
+                }
                 for (name, a) in &parsed.assignments {
                     // In the environment of what the wrapper runs.
                     self.env.push((name.clone(), frame.map.map(a.span)));

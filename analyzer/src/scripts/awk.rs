@@ -252,7 +252,11 @@ fn scan(prog: &str) -> Option<String> {
                 if word == "load" || word == "include" {
                     return Some(format!("awk's `@{word}` runs code from another file"));
                 }
-                p += 1;
+                // gawk's indirect call `@f()` calls the function a string
+                // names, `system` included; other directives are rare.
+                return Some(format!(
+                    "gawk's `@{word}` (an indirect function call or a directive) can call any function, system() included"
+                ));
             }
             c if c.is_ascii_alphabetic() || c == '_' => {
                 let start = p;
