@@ -356,7 +356,12 @@ impl<C: Choices> Gen<'_, C> {
         let mut words = Vec::new();
         if self.rare(8) {
             let value = self.arg();
-            words.push(format!("{}={value}", self.pick(&["LC_ALL", "A", "_x"])));
+            // Mostly variables every program may be given, sometimes one
+            // only declared programs may (the verdict is then unknown).
+            words.push(format!(
+                "{}={value}",
+                self.pick(&["LC_ALL", "TZ", "LANG", "A", "_x"])
+            ));
         }
         words.push(self.program_word());
         for _ in 0..self.below(4) {
@@ -703,7 +708,7 @@ impl<C: Choices> Gen<'_, C> {
 
     fn assignment(&mut self) -> String {
         let inner = self.block();
-        let kw = self.pick(&["", "", "declare ", "export ", "readonly ", "local "]);
+        let kw = self.pick(&["", "", "", "declare ", "export ", "readonly ", "local "]);
         match self.below(4) {
             0 => format!("{kw}_x=$( {inner} )"),
             1 => format!("{kw}_x=\"$( {inner} )\""),
@@ -751,6 +756,19 @@ impl<C: Choices> Gen<'_, C> {
                 let cb = self.quote(&name);
                 return format!("mapfile -t -C {cb} -c 1 _m <<<a");
             }
+            11 if self.rare(2) => {
+                // Spellings that assign without `NAME=value`: an attached
+                // -v, let, a default-value expansion, getopts, wrappers.
+                let q = self.quote(&format!("{sub}=1"));
+                return match self.below(6) {
+                    0 => format!("printf -v{} %s x", self.quote(&sub)),
+                    1 => format!("let {q}"),
+                    2 => format!(": ${{{sub}:=1}}"),
+                    3 => format!("getopts a {v} -a"),
+                    4 => format!("builtin declare {q}"),
+                    _ => format!("command export {q}"),
+                };
+            }
             _ => {
                 let builtin = self.pick(&[
                     "printf -v",
@@ -760,10 +778,20 @@ impl<C: Choices> Gen<'_, C> {
                     "export",
                     "test -v",
                     "[ -v",
+                    "builtin printf -v",
+                    "command read -r",
                 ]);
                 let close = if builtin == "[ -v" { " ]" } else { "" };
-                let tail = if builtin == "read" { " <<<1" } else { "" };
-                let arg = if builtin == "printf -v" { " %s x" } else { "" };
+                let tail = if builtin.ends_with("read") || builtin.ends_with("read -r") {
+                    " <<<1"
+                } else {
+                    ""
+                };
+                let arg = if builtin.ends_with("printf -v") {
+                    " %s x"
+                } else {
+                    ""
+                };
                 return format!("{builtin} {v}{arg}{close}{tail}");
             }
         };

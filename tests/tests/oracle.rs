@@ -205,8 +205,12 @@ fn differential_oracle() {
         let shown: String = report.chars().take(20_000).collect();
         panic!("{summary}\nfull report: {}\n{shown}", path.display());
     }
+    // The generator is built so that a good share of its commands can be
+    // proven; fewer than one in eight means it has drifted from what the
+    // analyzer proves (since the environment and write models of issue 14,
+    // about one in six is).
     assert!(
-        safe * 5 >= count,
+        safe * 8 >= count,
         "too few safe verdicts to check: {safe} of {count}"
     );
 }
