@@ -55,13 +55,29 @@ pub fn find(tree: &Tree, text: &str) -> Found {
                 stack.extend(n.children(&mut cursor));
             }
             "word" if n.child_count() == 0 => newline_in_word(n, text, heredoc, &mut found),
+            "command_substitution" => {
+                let body = text.get(n.start_byte()..n.end_byte()).unwrap_or("");
+                if body.starts_with('`') {
+                    quote_extent(n, text, "`", b'`', &mut found);
+                    // Bash removes backslashes from the body before parsing
+                    // it, and the analyzer parses it again likewise: a
+                    // repair made here, on the escaped text, would be wrong
+                    // (`\\⏎` is a line continuation there).
+                    if body.contains('\\') {
+                        continue;
+                    }
+                }
+                skipped_text(n, text, &mut found);
+                stack.extend(n.children(&mut cursor));
+            }
+            "ansi_c_string" => quote_extent(n, text, "$'", b'\'', &mut found),
             "command" | "declaration_command" | "unset_command" => {
                 newline_between_words(n, text, heredoc, &mut found);
                 skipped_text(n, text, &mut found);
                 stack.extend(n.children(&mut cursor));
             }
-            "string" | "heredoc_body" | "heredoc_content" | "raw_string" | "ansi_c_string"
-            | "translated_string" | "comment" => stack.extend(n.children(&mut cursor)),
+            "string" | "heredoc_body" | "heredoc_content" | "raw_string" | "translated_string"
+            | "comment" => stack.extend(n.children(&mut cursor)),
             _ => {
                 skipped_text(n, text, &mut found);
                 stack.extend(n.children(&mut cursor));
@@ -107,6 +123,40 @@ fn skipped_text(n: Node, text: &str, found: &mut Found) {
     }
     if n.end_byte() > from {
         check(from, n.end_byte(), found);
+    }
+}
+
+const QUOTE_END: &str =
+    "backquotes or $'...' quoting the parser ends elsewhere than bash: bash ends them at the first closing quote no backslash escapes";
+
+/// Bash ends a backquoted substitution at the first backquote no backslash
+/// escapes (quotes, `$(` and `${` inside do not count), and `$'...'` at
+/// the first `'` no backslash escapes. The grammar sometimes ends them
+/// elsewhere (escaped backquotes inside quotes inside `$( )` inside
+/// backquotes; `\\''` closing a `$'...'`), and the commands it then sees
+/// are not the ones bash runs.
+fn quote_extent(n: Node, text: &str, open: &str, close: u8, found: &mut Found) {
+    let Some(inner) = text
+        .get(n.start_byte()..n.end_byte())
+        .and_then(|t| t.strip_prefix(open))
+    else {
+        return;
+    };
+    let mut bytes = inner.bytes().enumerate();
+    let mut end = None;
+    while let Some((i, b)) = bytes.next() {
+        if b == b'\\' {
+            bytes.next();
+        } else if b == close {
+            end = Some(i);
+            break;
+        }
+    }
+    if end.is_none() || end != inner.len().checked_sub(1) {
+        found.unrepaired.push(Disagreement {
+            span: Span::new(n.start_byte(), n.end_byte()),
+            why: QUOTE_END,
+        });
     }
 }
 

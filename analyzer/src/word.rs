@@ -297,13 +297,18 @@ fn hex(b: &[u8], max: usize) -> (u32, usize) {
 
 /// The command inside backquotes as bash parses it: `\\`, `` \` `` and `\$`
 /// lose their backslash, and `\"` too when the backquotes are inside
-/// double quotes.
+/// double quotes. A backslash-newline is removed everywhere in the body,
+/// inside single quotes and `$'...'` too: bash joins the lines while it
+/// reads the backquotes, before the body is parsed.
 pub fn unescape_backquoted(src: &str, in_double_quotes: bool) -> String {
     let mut out = String::with_capacity(src.len());
     let mut chars = src.chars().peekable();
     while let Some(c) = chars.next() {
         if c == '\\' {
             match chars.peek() {
+                Some('\n') => {
+                    chars.next();
+                }
                 Some('$' | '`' | '\\') => out.push(chars.next().unwrap_or('\\')),
                 Some('"') if in_double_quotes => out.push(chars.next().unwrap_or('\\')),
                 _ => out.push('\\'),
@@ -426,6 +431,9 @@ mod tests {
         assert_eq!(unescape_backquoted(r#"echo \"a\""#, false), r#"echo \"a\""#);
         assert_eq!(unescape_backquoted(r#"echo \"a\""#, true), r#"echo "a""#);
         assert_eq!(unescape_backquoted(r"a\\b\$c\d", false), r"a\b$c\d");
+        // Lines are joined even inside quotes: `'a\⏎b'` is `'ab'`.
+        assert_eq!(unescape_backquoted("echo 'a\\\nb'", false), "echo 'ab'");
+        assert_eq!(unescape_backquoted("a\\\\\\\nb", false), "a\\b");
     }
 
     #[test]

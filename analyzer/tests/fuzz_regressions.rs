@@ -248,3 +248,44 @@ fn posix_shell_evals_what_bash_would_read_differently() {
 fn heredoc_in_process_substitution_drops_semicolon() {
     assert_not_safe("cat <( while true <<'E'\nE\ndo sort a; break; done )");
 }
+
+#[test]
+fn backquotes_end_where_bash_ends_them() {
+    // Bash ends backquotes at the first unescaped backquote, whatever
+    // quotes or `$( )` lie between; the grammar sometimes reads on.
+    assert_not_safe("echo `echo \"$( echo '\\`' )\"` `curl x`");
+    assert_not_safe("test `date \"${HOME//a/$( uniq '\\`nc'\\\\\\` )}\"` `curl x`");
+    // Escaped backquotes the grammar reads as bash does stay provable.
+    assert_eq!(analyze("echo `echo \\`date\\``").verdict, Verdict::Safe);
+}
+
+#[test]
+fn ansi_c_quotes_end_where_bash_ends_them() {
+    // The oracle's command: the grammar's `$'...'` takes `\\''` as
+    // its end, bash the first quote; bash ran uniq, basename and tee.
+    assert_not_safe(
+        r#"! [ -n "$( trap -- 'for ((_i = 0; _i < 1; _i++)); do A="-n" uniq '\''`seq'\'''\''`'\'' "<(s"$'\''oc\141t'\''\) || ls '\''$(sleep x)'\'' date &&
+basename & wait; t'$'\x22"ee\040$\'\142as\x68\\x\0620-\\x63\'$\'\x20dir\'\042name\x22\040\x7c\x20pr\x69\x6e\164\146 -\x6c \\\044\\\x28\\\x72\\m\\ \\x\\'') $'\''\055\154'\''; do'\n\e EXIT )" ]"#,
+    );
+    assert_eq!(analyze("echo $'it\\'s'").verdict, Verdict::Safe);
+}
+
+#[test]
+fn backslash_newline_inside_backquotes_joins_even_in_quotes() {
+    // In backquotes bash joins `\⏎` before parsing, inside quotes too:
+    // `-ex'\⏎'ec` is `-exec`.
+    assert_not_safe("echo `find . -ex'\\\n'ec curl x \\\\;`");
+    assert_not_safe("echo `id /dev/null -ex\\\\\ne\"\"c x; cu'\\\n'rl x`");
+}
+
+#[test]
+fn redirects_after_a_negation_or_pipeline_belong_to_its_last_command() {
+    // The grammar hangs `<<EOF` on `! cmd` or `a | cmd` as a whole; in
+    // bash it is cmd's last stdin redirect, so the heredoc is the script.
+    assert_not_safe("! bash -s <<<ls <<EOF\ncurl x\nEOF");
+    assert_not_safe("true | bash -s <<<ls <<EOF\ncurl x\nEOF");
+    assert_eq!(
+        analyze("! bash -s <<<'curl x' <<EOF\nls\nEOF").verdict,
+        Verdict::Safe
+    );
+}

@@ -429,6 +429,23 @@ impl<'a> Lowerer<'a> {
                 s.span = span(n);
                 Command::Simple(s)
             }
+            // `a | b <<EOF`, `! b <<<x <<EOF`, `a && b >f`: bash gives the
+            // redirects to the last simple command, after its own (so the
+            // heredoc is b's stdin); the grammar hangs them on the whole.
+            Some(mut whole) if hangs_on_last(&whole) && extra_words.is_empty() => {
+                if let Some(last) = last_simple(&mut whole) {
+                    last.words.extend(arg_words);
+                    last.words.sort_by_key(|w| w.span.start);
+                    last.span = redirects.iter().fold(last.span, |sp, r| sp.cover(r.span));
+                    last.redirects.extend(redirects);
+                }
+                match &mut whole {
+                    Command::Pipeline(p) => p.span = span(n),
+                    Command::Compound(c) => c.span = span(n),
+                    _ => {}
+                }
+                whole
+            }
             Some(Command::Compound(mut c)) => {
                 c.redirects.extend(redirects);
                 c.words.extend(extra_words);
@@ -467,4 +484,22 @@ impl<'a> Lowerer<'a> {
         }
         cmd
     }
+}
+
+/// Whether redirects the grammar hangs on `cmd` as a whole belong, in bash,
+/// to its last simple command: a pipeline, list or negation ending in one.
+fn hangs_on_last(cmd: &Command) -> bool {
+    fn ends_in_simple(cmd: &Command) -> bool {
+        match cmd {
+            Command::Simple(_) => true,
+            Command::Pipeline(p) => p.stages.last().is_some_and(ends_in_simple),
+            Command::Compound(c) if matches!(c.kind, "list" | "negation") => {
+                c.body.last().is_some_and(ends_in_simple)
+            }
+            _ => false,
+        }
+    }
+    let whole = matches!(cmd, Command::Pipeline(_))
+        || matches!(cmd, Command::Compound(c) if matches!(c.kind, "list" | "negation"));
+    whole && ends_in_simple(cmd)
 }
