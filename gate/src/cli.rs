@@ -20,13 +20,22 @@ pub const EXIT_NETWORK: u8 = 4;
 #[command(
     name = "bashgate",
     version,
-    about = "Decides whether an AI agent's shell command may run."
+    about = "Decides whether an AI agent's shell command may run.",
+    after_help = "Examples:
+  bashgate check 'curl -fsSL https://example.com/i.sh | sh'   why a command is not provably local
+  bashgate init claude                   gate Claude Code in this project (also codex, gemini, copilot, cursor)
+  bashgate doctor                        is bashgate enforced here, and by which clients?
+  bashgate audit --decision deny --since 1h
+  bashgate run -- make test              run a command with no network and protected files read-only"
 )]
 struct Cli {
     /// Configuration file (default: $BASHGATE_CONFIG, ./.bashgate.toml,
     /// then the user config directory's bashgate/config.toml).
     #[arg(long, global = true, value_name = "PATH")]
     config: Option<PathBuf>,
+    /// When to colour the output (NO_COLOR set means never under auto).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    color: ColorChoice,
     #[command(subcommand)]
     command: Command,
 }
@@ -36,6 +45,12 @@ enum Command {
     /// Analyze one command and explain the verdict.
     ///
     /// Exit status: 0 safe, 3 unknown, 4 network, 1 on error, 2 on usage error.
+    /// Options go before the command; `--` ends them (`bashgate check -- -x`).
+    #[command(after_help = "Examples:
+  bashgate check ls -la
+  bashgate check 'git status && cargo test'
+  bashgate check --json -- \"$CMD\"
+  printf '%s' \"$CMD\" | bashgate check --stdin")]
     Check {
         /// Print the analysis as JSON.
         #[arg(long)]
@@ -44,7 +59,7 @@ enum Command {
         #[arg(long, conflicts_with = "command")]
         stdin: bool,
         /// The command; several arguments are joined with spaces.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        #[arg(trailing_var_arg = true)]
         command: Vec<OsString>,
     },
     /// Read JSON lines with a "command" field; write each back with
@@ -54,13 +69,32 @@ enum Command {
         #[arg(long)]
         jsonl: bool,
     },
-    /// List every rule the analyzer can report.
-    Rules,
+    /// List every rule the analyzer and the gate can report.
+    Rules {
+        /// One JSON object per rule, one per line.
+        #[arg(long)]
+        json: bool,
+    },
     /// Explain one rule: what it catches, why, and examples.
     Explain {
         /// A rule id (BG101) or name (network-program).
         rule: String,
+        /// The explanation as JSON.
+        #[arg(long)]
+        json: bool,
     },
+    /// Print shell completions for bashgate (bash, zsh, fish, elvish,
+    /// powershell) to standard output.
+    #[command(
+        after_help = "Example: bashgate completions bash > ~/.local/share/bash-completion/completions/bashgate"
+    )]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) to standard output.
+    #[command(after_help = "Example: bashgate man > ~/.local/share/man/man1/bashgate.1")]
+    Man,
     /// Run as an agent's hook (reads the event JSON on stdin).
     Hook {
         #[command(subcommand)]
@@ -78,14 +112,14 @@ enum Command {
         /// Bash, Read, WebFetch, mcp__server__tool...
         #[arg(long)]
         tool: Option<String>,
-        /// allow, deny, ask, or taint (PostToolUse records).
-        #[arg(long)]
+        /// allow, allow-confined, deny, ask, or taint (after-tool records).
+        #[arg(long, value_parser = ["allow", "allow-confined", "ask", "deny", "taint"])]
         decision: Option<String>,
-        /// always, denylist, allowlist, git-guard, paths, plugin, cascade, service...
-        #[arg(long)]
+        /// The layer that decided.
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(bashgate::decision::Layer::ALL.map(bashgate::decision::Layer::as_str)))]
         layer: Option<String>,
         /// A rule id such as BG410.
-        #[arg(long)]
+        #[arg(long, value_parser = known_rule)]
         rule: Option<String>,
         /// Only records newer than this: 90s, 15m, 2h, 7d, or unix seconds.
         #[arg(long)]
@@ -122,7 +156,11 @@ enum Command {
         admin_socket: Option<PathBuf>,
     },
     /// Check the configuration and say where it was found.
-    Config,
+    Config {
+        /// The report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Run the host daemon for agents in containers: a container API
     /// (loopback TCP or a unix socket to mount into containers; one token
     /// per session) and an owner-only admin socket.
@@ -187,10 +225,18 @@ enum Command {
         #[arg(required = true, last = true, value_name = "COMMAND")]
         command: Vec<String>,
     },
-    /// Which layers of the fence this machine offers.
+    /// Whether bashgate is enforced here: the fence's layers on this
+    /// machine, then each agent client (installed? bashgate wired into its
+    /// project and user settings? would that wiring fire?).
+    ///
+    /// Exit status 1 when the fence cannot run the profile or a wiring would
+    /// not fire.
     Doctor {
         #[arg(long, default_value = "default", value_name = "NAME")]
         profile: String,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// The daemon's request counters (JSON).
     Stats {
@@ -231,6 +277,33 @@ enum SessionAction {
 
 #[derive(Subcommand)]
 enum HookAgent {
+    /// Codex CLI PreToolUse / PostToolUse command hook (an ask is answered
+    /// as a deny that says a person must approve: Codex cannot ask).
+    Codex {
+        /// The host daemon, as for `hook claude`.
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
+    },
+    /// Gemini CLI BeforeTool / AfterTool command hook.
+    Gemini {
+        /// The host daemon, as for `hook claude`.
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
+    },
+    /// GitHub Copilot CLI preToolUse / postToolUse command hook.
+    Copilot {
+        /// The host daemon, as for `hook claude`.
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
+    },
+    /// Cursor beforeShellExecution, beforeMCPExecution, beforeReadFile,
+    /// preToolUse and their after events (an ask is answered as a deny
+    /// that says a person must approve).
+    Cursor {
+        /// The host daemon, as for `hook claude`.
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
+    },
     /// Claude Code PreToolUse / PostToolUse command hook.
     Claude {
         /// Ask the host daemon at URL (http://127.0.0.1:PORT or
@@ -278,26 +351,38 @@ enum HookAgent {
 #[derive(Subcommand)]
 enum InitAgent {
     /// Add the hooks to .claude/settings.json, keeping what is there.
-    Claude {
-        /// The project directory (default: the current directory).
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        /// Write to ~/.claude/settings.json instead of the project's.
-        #[arg(long, conflicts_with = "dir")]
-        user: bool,
-        /// The hook command (default: this executable's path + " hook claude").
-        #[arg(long)]
-        command: Option<String>,
-        /// Inside a container: the hook asks the host daemon at URL
-        /// (http://127.0.0.1:PORT or unix:/path/to.sock) and waits up to 360 s
-        /// for approvals; the token comes from $BASHGATE_TOKEN.
-        #[arg(long, value_name = "URL")]
-        remote: Option<String>,
-        /// Also set the protection profile in the project's .bashgate.toml:
-        /// minimal, standard (the default) or strict.
-        #[arg(long, value_name = "NAME", conflicts_with = "user")]
-        profile: Option<String>,
-    },
+    Claude(InitArgs),
+    /// Add the hooks to .codex/hooks.json (Codex asks you to trust them).
+    Codex(InitArgs),
+    /// Add the hooks to .gemini/settings.json.
+    Gemini(InitArgs),
+    /// Add the hooks to .github/hooks/bashgate.json (project only).
+    Copilot(InitArgs),
+    /// Add the hooks to .cursor/hooks.json.
+    Cursor(InitArgs),
+}
+
+#[derive(clap::Args)]
+struct InitArgs {
+    /// The project directory (default: the current directory).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Write to the client's settings in the home directory instead of the
+    /// project's.
+    #[arg(long, conflicts_with = "dir")]
+    user: bool,
+    /// The hook command (default: this executable's path + " hook CLIENT").
+    #[arg(long)]
+    command: Option<String>,
+    /// Inside a container: the hook asks the host daemon at URL
+    /// (http://127.0.0.1:PORT or unix:/path/to.sock) and waits up to 360 s
+    /// for approvals; the token comes from $BASHGATE_TOKEN.
+    #[arg(long, value_name = "URL")]
+    remote: Option<String>,
+    /// Also set the protection profile in the project's .bashgate.toml:
+    /// minimal, standard (the default) or strict.
+    #[arg(long, value_name = "NAME", conflicts_with = "user")]
+    profile: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -319,12 +404,13 @@ enum TaintAction {
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let config_flag = cli.config;
+    let color = cli.color;
     match cli.command {
         Command::Check {
             json,
             stdin,
             command,
-        } => check(json, stdin, command),
+        } => check(json, stdin, command, color),
         Command::Analyze { jsonl } => {
             if !jsonl {
                 eprintln!("bashgate analyze: only --jsonl input is supported; run `bashgate analyze --jsonl < commands.jsonl`");
@@ -338,43 +424,85 @@ pub fn run() -> ExitCode {
                 }
             }
         }
-        Command::Rules => {
+        Command::Rules { json } => {
             let mut out = io::stdout().lock();
-            for r in rules::RULES {
-                let _ = writeln!(
-                    out,
-                    "{}  {:<22} {:<8} {}",
-                    r.id,
-                    r.name,
-                    r.verdict.as_str(),
-                    r.summary
-                );
-            }
-            for r in bashgate::rules::GATE_RULES {
-                let _ = writeln!(
-                    out,
-                    "{}  {:<22} {:<8} {}",
-                    r.id, r.name, "policy", r.summary
-                );
+            let analyzer = rules::RULES
+                .iter()
+                .map(|r| (r.id, r.name, r.verdict.as_str(), r.summary));
+            let gate = bashgate::rules::GATE_RULES
+                .iter()
+                .map(|r| (r.id, r.name, "policy", r.summary));
+            for (id, name, verdict, summary) in analyzer.chain(gate) {
+                let _ = if json {
+                    writeln!(
+                        out,
+                        "{}",
+                        serde_json::json!({"id": id, "name": name, "verdict": verdict, "summary": summary})
+                    )
+                } else {
+                    writeln!(out, "{id}  {name:<22} {verdict:<8} {summary}")
+                };
             }
             ExitCode::SUCCESS
         }
-        Command::Explain { rule } => match rules::lookup(&rule) {
-            Some(info) => {
-                print!("{}", render::explain(info));
-                ExitCode::SUCCESS
-            }
-            None => match bashgate::rules::lookup(&rule) {
-                Some(r) => {
-                    print!("{}", bashgate::rules::explain(r));
+        Command::Explain { rule, json } => {
+            let found = rules::lookup(&rule)
+                .map(|i| {
+                    let v = serde_json::json!({
+                        "id": i.id, "name": i.name, "verdict": i.verdict.as_str(),
+                        "summary": i.summary, "why": i.why,
+                        "example": i.example, "counter_example": i.counter_example,
+                    });
+                    (v, render::explain(i))
+                })
+                .or_else(|| {
+                    bashgate::rules::lookup(&rule).map(|r| {
+                        let v = serde_json::json!({
+                            "id": r.id, "name": r.name, "verdict": "policy",
+                            "summary": r.summary, "why": r.why,
+                            "example": r.example, "counter_example": r.counter_example,
+                        });
+                        (v, bashgate::rules::explain(r))
+                    })
+                });
+            match found {
+                Some((v, _)) if json => {
+                    println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+                    ExitCode::SUCCESS
+                }
+                Some((_, text)) => {
+                    print!("{text}");
                     ExitCode::SUCCESS
                 }
                 None => {
                     eprintln!("bashgate explain: no rule `{rule}`; `bashgate rules` lists them");
                     ExitCode::from(EXIT_ERROR)
                 }
-            },
-        },
+            }
+        }
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            // Into a buffer first: a closed pipe is not a crash.
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "bashgate", &mut buf);
+            let _ = io::stdout().lock().write_all(&buf);
+            ExitCode::SUCCESS
+        }
+        Command::Man => {
+            use clap::CommandFactory;
+            let man = clap_mangen::Man::new(Cli::command());
+            let mut buf = Vec::new();
+            match man.render(&mut buf) {
+                Ok(()) => {
+                    let _ = io::stdout().lock().write_all(&buf);
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("bashgate man: {e}");
+                    ExitCode::from(EXIT_ERROR)
+                }
+            }
+        }
         Command::Hook {
             agent: HookAgent::Claude { remote },
         } => {
@@ -388,6 +516,42 @@ pub fn run() -> ExitCode {
             agent: HookAgent::Json { remote },
         } => {
             crate::hook::run::<crate::hook::json::JsonHook>(
+                config_flag.as_deref(),
+                remote.as_deref(),
+            );
+            ExitCode::SUCCESS
+        }
+        Command::Hook {
+            agent: HookAgent::Codex { remote },
+        } => {
+            crate::hook::run::<crate::hook::codex::Codex>(
+                config_flag.as_deref(),
+                remote.as_deref(),
+            );
+            ExitCode::SUCCESS
+        }
+        Command::Hook {
+            agent: HookAgent::Gemini { remote },
+        } => {
+            crate::hook::run::<crate::hook::gemini::Gemini>(
+                config_flag.as_deref(),
+                remote.as_deref(),
+            );
+            ExitCode::SUCCESS
+        }
+        Command::Hook {
+            agent: HookAgent::Copilot { remote },
+        } => {
+            crate::hook::run::<crate::hook::copilot::Copilot>(
+                config_flag.as_deref(),
+                remote.as_deref(),
+            );
+            ExitCode::SUCCESS
+        }
+        Command::Hook {
+            agent: HookAgent::Cursor { remote },
+        } => {
+            crate::hook::run::<crate::hook::cursor::Cursor>(
                 config_flag.as_deref(),
                 remote.as_deref(),
             );
@@ -471,30 +635,28 @@ pub fn run() -> ExitCode {
             cwd_file,
             &command.join(" "),
         ),
-        Command::Doctor { profile } => crate::fence_cli::doctor(&profile),
+        Command::Doctor { profile, json } => crate::doctor::run(&profile, json),
         Command::Stats { admin_socket } => {
             match crate::commands::load_config(config_flag.as_deref()) {
                 Ok((_, c)) => crate::admin_cli::stats(&c, admin_socket.as_deref()),
                 Err(code) => code,
             }
         }
-        Command::Init {
-            agent:
-                InitAgent::Claude {
-                    dir,
-                    user,
-                    command,
-                    remote,
-                    profile,
-                },
-        } => {
-            if let Some(name) = &profile {
-                let project = dir.clone().unwrap_or_else(|| PathBuf::from("."));
+        Command::Init { agent } => {
+            let (w, a) = match agent {
+                InitAgent::Claude(a) => (&crate::init::CLAUDE, a),
+                InitAgent::Codex(a) => (&crate::init::CODEX, a),
+                InitAgent::Gemini(a) => (&crate::init::GEMINI, a),
+                InitAgent::Copilot(a) => (&crate::init::COPILOT, a),
+                InitAgent::Cursor(a) => (&crate::init::CURSOR, a),
+            };
+            if let Some(name) = &a.profile {
+                let project = a.dir.clone().unwrap_or_else(|| PathBuf::from("."));
                 if let Err(code) = crate::commands::set_profile(&project, name) {
                     return code;
                 }
             }
-            crate::commands::init_claude(dir, user, command, remote)
+            crate::commands::init(w, a.dir, a.user, a.command, a.remote)
         }
         Command::Audit {
             session,
@@ -555,11 +717,11 @@ pub fn run() -> ExitCode {
                 crate::commands::approvals(config_flag.as_deref(), &session, forget, json)
             }
         }
-        Command::Config => crate::commands::config_check(config_flag.as_deref()),
+        Command::Config { json } => crate::commands::config_check(config_flag.as_deref(), json),
     }
 }
 
-fn check(json: bool, stdin: bool, command: Vec<OsString>) -> ExitCode {
+fn check(json: bool, stdin: bool, command: Vec<OsString>, color: ColorChoice) -> ExitCode {
     let bytes = if stdin {
         let mut buf = Vec::new();
         if let Err(e) = io::stdin().lock().read_to_end(&mut buf) {
@@ -586,11 +748,7 @@ fn check(json: bool, stdin: bool, command: Vec<OsString>) -> ExitCode {
         });
         writeln!(out, "{value}")
     } else {
-        write!(
-            out,
-            "{}",
-            render::report(&text, &analysis, render::color_wanted())
-        )
+        write!(out, "{}", render::report(&text, &analysis, color.wanted()))
     };
     if let Err(e) = written {
         if e.kind() != io::ErrorKind::BrokenPipe {
@@ -616,4 +774,34 @@ fn join_args(args: Vec<OsString>) -> Vec<u8> {
         out.extend_from_slice(a.as_encoded_bytes());
     }
     out
+}
+
+/// `--color`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ColorChoice {
+    /// Colour on a terminal, unless NO_COLOR is set.
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    fn wanted(self) -> bool {
+        match self {
+            ColorChoice::Auto => render::color_wanted(),
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+        }
+    }
+}
+
+/// `audit --rule`: an id either the analyzer or the gate reports.
+fn known_rule(id: &str) -> Result<String, String> {
+    let known = rules::RULES.iter().any(|r| r.id == id)
+        || bashgate::rules::GATE_RULES.iter().any(|r| r.id == id);
+    if known {
+        Ok(id.to_string())
+    } else {
+        Err(format!("no rule `{id}`; `bashgate rules` lists them"))
+    }
 }

@@ -79,7 +79,10 @@ fn with_profile(text: &str, name: &str) -> String {
     s
 }
 
-pub fn init_claude(
+/// `bashgate init CLIENT`: bashgate's hook entries into the client's
+/// settings (the project's, or with `user` the home directory's).
+pub fn init(
+    w: &crate::init::Wiring,
     dir: Option<PathBuf>,
     user: bool,
     command: Option<String>,
@@ -92,8 +95,15 @@ pub fn init_claude(
         }
     }
     let path = if user {
+        let Some(file) = w.user_file else {
+            eprintln!(
+                "bashgate init: {} reads hooks only from the project ({}); use --dir",
+                w.client, w.project_file
+            );
+            return ExitCode::from(2);
+        };
         match dirs::home_dir() {
-            Some(h) => h.join(".claude").join("settings.json"),
+            Some(h) => h.join(file),
             None => {
                 eprintln!("bashgate init: cannot find the home directory; use --dir");
                 return ExitCode::from(1);
@@ -101,30 +111,50 @@ pub fn init_claude(
         }
     } else {
         dir.unwrap_or_else(|| PathBuf::from("."))
-            .join(".claude")
-            .join("settings.json")
+            .join(w.project_file)
     };
-    let mut command = command.unwrap_or_else(crate::init::default_command);
+    let mut command = command.unwrap_or_else(|| crate::init::default_command(w.client));
     let mut timeout = crate::init::HOOK_TIMEOUT_S;
     if let Some(url) = &remote {
         command = format!("{command} --remote {url}");
         timeout = crate::init::REMOTE_HOOK_TIMEOUT_S;
     }
-    match crate::init::claude_with_timeout(&path, &command, timeout) {
+    match crate::init::install(w, &path, &command, timeout) {
         Ok(change) => {
             let what = match change {
                 crate::init::Change::Created => "created",
-                crate::init::Change::Updated => "added the bashgate hooks to",
+                crate::init::Change::Updated => "wrote the bashgate hooks into",
                 crate::init::Change::Unchanged => "already has the bashgate hooks:",
             };
             println!("bashgate init: {what} {}", path.display());
-            println!("  PreToolUse and PostToolUse (matcher \"*\") run: {command}");
+            let events: Vec<String> = w
+                .events
+                .iter()
+                .map(|(e, m)| match m {
+                    Some(m) => format!("{e} (matcher \"{m}\")"),
+                    None => e.to_string(),
+                })
+                .collect();
+            println!("  {} run: {command}", events.join(", "));
+            if let Some(note) = after_init_note(w.client) {
+                println!("  {note}");
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {
             eprintln!("bashgate init: {e}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// What the person still has to do for the hooks to fire.
+fn after_init_note(client: &str) -> Option<&'static str> {
+    match client {
+        "codex" => Some("Codex runs hooks only from trusted projects and after you approve them: run `codex` once in this directory and trust the hooks it lists; `bashgate doctor` shows whether they fire"),
+        "gemini" => Some("Gemini CLI reads project settings only in trusted folders; `bashgate doctor` shows whether the hooks fire"),
+        "cursor" => Some("restart Cursor so it reads the new hooks; `bashgate doctor` shows whether they fire"),
+        _ => None,
     }
 }
 
@@ -304,11 +334,37 @@ pub fn approvals(
     }
 }
 
-pub fn config_check(flag: Option<&Path>) -> ExitCode {
+pub fn config_check(flag: Option<&Path>, json: bool) -> ExitCode {
     let (source, c) = match load_config(flag) {
         Ok(x) => x,
         Err(code) => return code,
     };
+    // The layers this configuration turns on, in the order they run.
+    let mut layers: Vec<&str> = bashgate::policy::LAYERS
+        .iter()
+        .filter(|(_, build)| build(&c).is_some())
+        .map(|(name, _)| *name)
+        .collect();
+    if c.taint.cascade {
+        layers.push("cascade");
+    }
+    if json {
+        let files: Vec<_> = source
+            .layers
+            .iter()
+            .rev()
+            .map(|(kind, p)| serde_json::json!({"path": p, "kind": kind.as_str()}))
+            .collect();
+        let v = serde_json::json!({
+            "files": files,
+            "settings": config::merged_text(&source),
+            "state_dir": c.state_dir(),
+            "layers": layers,
+            "on_error": c.on_error.as_str(),
+        });
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return ExitCode::SUCCESS;
+    }
     // Most specific first: the file whose settings win.
     match source.layers.last() {
         None => println!("configuration: built-in defaults (no configuration file found)"),
@@ -325,15 +381,6 @@ pub fn config_check(flag: Option<&Path>) -> ExitCode {
         }
     }
     println!("state directory: {}", c.state_dir().display());
-    // The layers this configuration turns on, in the order they run.
-    let mut layers: Vec<&str> = bashgate::policy::LAYERS
-        .iter()
-        .filter(|(_, build)| build(&c).is_some())
-        .map(|(name, _)| *name)
-        .collect();
-    if c.taint.cascade {
-        layers.push("cascade");
-    }
     println!("layers: {}", layers.join(" → "));
     println!("on_error: {}", c.on_error.as_str());
     ExitCode::SUCCESS

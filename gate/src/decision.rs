@@ -52,6 +52,27 @@ pub enum Layer {
 }
 
 impl Layer {
+    /// Every layer, in the order the gate consults them.
+    pub const ALL: [Layer; 17] = [
+        Layer::Input,
+        Layer::Config,
+        Layer::Always,
+        Layer::Destructive,
+        Layer::Denylist,
+        Layer::Allowlist,
+        Layer::GitGuard,
+        Layer::Paths,
+        Layer::Plugin,
+        Layer::Limits,
+        Layer::Remembered,
+        Layer::Cascade,
+        Layer::Service,
+        Layer::Secrets,
+        Layer::CleanRoom,
+        Layer::State,
+        Layer::Person,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Layer::Input => "input",

@@ -116,23 +116,3 @@ fn run_spec(_: &RunSpec, _: Option<PathBuf>, _: &Path) -> ExitCode {
     eprintln!("bashgate run: cannot confine: the fence needs Linux");
     ExitCode::from(126)
 }
-
-/// What this machine offers the fence, a line per layer.
-pub fn doctor(profile: &str) -> ExitCode {
-    let p = fence::probe();
-    for line in p.lines() {
-        println!("{line}");
-    }
-    match p.can_run(profile) {
-        Ok(()) => {
-            println!("bashgate run --profile {profile}: can confine commands here");
-            ExitCode::SUCCESS
-        }
-        Err(why) => {
-            println!(
-                "bashgate run --profile {profile}: CANNOT confine here: {why}. Tainted sessions then ask as before."
-            );
-            ExitCode::from(1)
-        }
-    }
-}

@@ -1,6 +1,11 @@
-//! `bashgate init claude`: adds bashgate's PreToolUse and PostToolUse hook
-//! entries to a project's `.claude/settings.json` (or the user's), keeping
-//! everything already there. Running it twice changes nothing.
+//! `bashgate init CLIENT`: adds bashgate's hook entries to an agent
+//! client's settings, keeping everything already there (other hooks, other
+//! keys, their order). Running it twice changes nothing; running it with a
+//! different binary path or `--remote` replaces bashgate's own entries
+//! instead of adding a second set.
+//!
+//! Each client's wiring is data ([`Wiring`]): the file, the events with
+//! their matchers, and the shape of one entry.
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +15,10 @@ use serde_json::{json, Map, Value};
 /// budget (`hook.budget_ms`, 50 s by default) stays under it.
 pub const HOOK_TIMEOUT_S: u64 = 60;
 
+/// The hook timeout written for `--remote` hooks, in seconds: above the
+/// longest wait for a person (`remote.approval_wait_s`, 330 s by default).
+pub const REMOTE_HOOK_TIMEOUT_S: u64 = 360;
+
 #[derive(Debug, PartialEq, Eq)]
 pub enum Change {
     Created,
@@ -17,18 +26,101 @@ pub enum Change {
     Unchanged,
 }
 
-/// The hook timeout written for `--remote` hooks, in seconds: above the
-/// longest wait for a person (`remote.approval_wait_s`, 330 s by default).
-pub const REMOTE_HOOK_TIMEOUT_S: u64 = 360;
-
-/// Merges the hook entries into the settings file at `path`.
-#[cfg(test)]
-pub fn claude(path: &Path, command: &str) -> Result<Change, String> {
-    claude_with_timeout(path, command, HOOK_TIMEOUT_S)
+/// How a client lists its hooks.
+#[derive(Debug, Clone, Copy)]
+pub enum Shape {
+    /// `hooks.EVENT = [{"matcher": M, "hooks": [{"type": "command",
+    /// "command": C, "timeout": T}]}]` (Claude Code, Codex, Gemini CLI).
+    Grouped { timeout_ms: bool },
+    /// `{"version": 1, "hooks": {"EVENT": [{CMD_KEY: C, ...}]}}` (Copilot
+    /// CLI: `bash` and `timeoutSec`; Cursor: `command`).
+    Flat {
+        command_key: &'static str,
+        timeout_key: Option<&'static str>,
+        typed: bool,
+    },
 }
 
-/// `claude` with a given hook timeout (seconds).
-pub fn claude_with_timeout(path: &Path, command: &str, timeout: u64) -> Result<Change, String> {
+/// One client's hook wiring.
+#[derive(Debug, Clone, Copy)]
+pub struct Wiring {
+    /// The client's name, as in `bashgate hook NAME`.
+    pub client: &'static str,
+    /// The settings file, relative to the project directory.
+    pub project_file: &'static str,
+    /// The settings file, relative to the home directory (`None`: the
+    /// client reads hooks only from the project).
+    pub user_file: Option<&'static str>,
+    /// Events with their matcher (`None` in a flat shape).
+    pub events: &'static [(&'static str, Option<&'static str>)],
+    pub shape: Shape,
+}
+
+pub const CLAUDE: Wiring = Wiring {
+    client: "claude",
+    project_file: ".claude/settings.json",
+    user_file: Some(".claude/settings.json"),
+    events: &[("PreToolUse", Some("*")), ("PostToolUse", Some("*"))],
+    shape: Shape::Grouped { timeout_ms: false },
+};
+
+pub const CODEX: Wiring = Wiring {
+    client: "codex",
+    project_file: ".codex/hooks.json",
+    user_file: Some(".codex/hooks.json"),
+    events: &[("PreToolUse", Some(".*")), ("PostToolUse", Some(".*"))],
+    shape: Shape::Grouped { timeout_ms: false },
+};
+
+pub const GEMINI: Wiring = Wiring {
+    client: "gemini",
+    project_file: ".gemini/settings.json",
+    user_file: Some(".gemini/settings.json"),
+    events: &[("BeforeTool", Some(".*")), ("AfterTool", Some(".*"))],
+    shape: Shape::Grouped { timeout_ms: true },
+};
+
+pub const COPILOT: Wiring = Wiring {
+    client: "copilot",
+    project_file: ".github/hooks/bashgate.json",
+    user_file: None,
+    events: &[("preToolUse", None), ("postToolUse", None)],
+    shape: Shape::Flat {
+        command_key: "bash",
+        timeout_key: Some("timeoutSec"),
+        typed: true,
+    },
+};
+
+pub const CURSOR: Wiring = Wiring {
+    client: "cursor",
+    project_file: ".cursor/hooks.json",
+    user_file: Some(".cursor/hooks.json"),
+    events: &[
+        ("beforeShellExecution", None),
+        ("beforeMCPExecution", None),
+        ("beforeReadFile", None),
+        ("afterShellExecution", None),
+        ("afterMCPExecution", None),
+    ],
+    shape: Shape::Flat {
+        command_key: "command",
+        timeout_key: None,
+        typed: false,
+    },
+};
+
+pub const CLIENTS: [Wiring; 5] = [CLAUDE, CODEX, GEMINI, COPILOT, CURSOR];
+
+/// Whether a hook command is bashgate's hook for `client` (any binary
+/// path, with or without `--remote`).
+pub fn is_ours(command: &str, client: &str) -> bool {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    words.windows(2).any(|w| w[0] == "hook" && w[1] == client) && command.contains("bashgate")
+}
+
+/// Merges bashgate's hook entries for `w` into the settings file at `path`.
+pub fn install(w: &Wiring, path: &Path, command: &str, timeout_s: u64) -> Result<Change, String> {
     let existed = path.exists();
     let mut root: Value = if existed {
         let text = std::fs::read_to_string(path)
@@ -49,54 +141,39 @@ pub fn claude_with_timeout(path: &Path, command: &str, timeout: u64) -> Result<C
     let obj = root
         .as_object_mut()
         .ok_or_else(|| format!("{} is not a JSON object", path.display()))?;
+    let mut changed = false;
+    if let Shape::Flat { .. } = w.shape {
+        match obj.get("version") {
+            None => {
+                obj.insert("version".into(), json!(1));
+                changed = true;
+            }
+            Some(v) if v == &json!(1) => {}
+            Some(v) => {
+                return Err(format!(
+                    "{}: \"version\" is {v}; bashgate writes version 1 hooks",
+                    path.display()
+                ))
+            }
+        }
+    }
     let hooks = obj
         .entry("hooks")
         .or_insert_with(|| Value::Object(Map::new()))
         .as_object_mut()
         .ok_or_else(|| format!("{}: \"hooks\" is not an object", path.display()))?;
-    let mut changed = false;
-    for event in ["PreToolUse", "PostToolUse"] {
+    for (event, matcher) in w.events {
         let list = hooks
-            .entry(event)
+            .entry(*event)
             .or_insert_with(|| Value::Array(Vec::new()))
             .as_array_mut()
             .ok_or_else(|| format!("{}: \"hooks.{event}\" is not an array", path.display()))?;
-        let present = list.iter().any(|m| {
-            m.get("hooks").and_then(Value::as_array).is_some_and(|hs| {
-                hs.iter().any(|h| {
-                    h.get("command").and_then(Value::as_str).is_some_and(|c| {
-                        c == command
-                            || c.contains("bashgate hook claude")
-                            || c.ends_with(" hook claude")
-                    })
-                })
-            })
-        });
-        if !present {
-            list.push(json!({
-                "matcher": "*",
-                "hooks": [{
-                    "type": "command",
-                    "command": command,
-                    "timeout": timeout,
-                }]
-            }));
-            changed = true;
-        }
+        changed |= merge(list, w, *matcher, command, timeout_s);
     }
     if !changed {
         return Ok(Change::Unchanged);
     }
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let mut text = serde_json::to_string_pretty(&root).unwrap_or_default();
-    text.push('\n');
-    let tmp = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
-    std::fs::write(tmp.path(), text)
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    tmp.persist(path)
-        .map_err(|e| format!("cannot write {}: {}", path.display(), e.error))?;
+    write_atomically(path, &root)?;
     Ok(if existed {
         Change::Updated
     } else {
@@ -104,9 +181,110 @@ pub fn claude_with_timeout(path: &Path, command: &str, timeout: u64) -> Result<C
     })
 }
 
+/// The entry bashgate wants in one event's list.
+fn entry(w: &Wiring, matcher: Option<&str>, command: &str, timeout_s: u64) -> Value {
+    match w.shape {
+        Shape::Grouped { timeout_ms } => json!({
+            "matcher": matcher.unwrap_or("*"),
+            "hooks": [{
+                "type": "command",
+                "command": command,
+                "timeout": if timeout_ms { timeout_s * 1000 } else { timeout_s },
+            }]
+        }),
+        Shape::Flat {
+            command_key,
+            timeout_key,
+            typed,
+        } => {
+            let mut e = Map::new();
+            if typed {
+                e.insert("type".into(), json!("command"));
+            }
+            e.insert(command_key.into(), json!(command));
+            if let Some(k) = timeout_key {
+                e.insert(k.into(), json!(timeout_s));
+            }
+            Value::Object(e)
+        }
+    }
+}
+
+/// Puts bashgate's entry into `list`: the first entry of ours is replaced
+/// in place when it differs, later ones of ours are removed, and the entry
+/// is appended when there is none. Whether anything changed.
+fn merge(list: &mut Vec<Value>, w: &Wiring, matcher: Option<&str>, command: &str, t: u64) -> bool {
+    let want = entry(w, matcher, command, t);
+    let ours = |v: &Value| -> bool {
+        match w.shape {
+            Shape::Grouped { .. } => v.get("hooks").and_then(Value::as_array).is_some_and(|hs| {
+                hs.iter().any(|h| {
+                    h.get("command")
+                        .and_then(Value::as_str)
+                        .is_some_and(|c| is_ours(c, w.client))
+                })
+            }),
+            Shape::Flat { command_key, .. } => v
+                .get(command_key)
+                .and_then(Value::as_str)
+                .is_some_and(|c| is_ours(c, w.client)),
+        }
+    };
+    let mine: Vec<usize> = (0..list.len()).filter(|&i| ours(&list[i])).collect();
+    let Some(&first) = mine.first() else {
+        list.push(want);
+        return true;
+    };
+    let mut changed = false;
+    for &i in mine[1..].iter().rev() {
+        list.remove(i);
+        changed = true;
+    }
+    // A group that also holds the user's own hooks keeps them: only our
+    // hook inside it is replaced.
+    let slot = &mut list[first];
+    match (w.shape, slot.get_mut("hooks").and_then(Value::as_array_mut)) {
+        (Shape::Grouped { .. }, Some(hs)) if hs.len() > 1 => {
+            let new_hook = want["hooks"][0].clone();
+            for h in hs.iter_mut() {
+                let mine = h
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .is_some_and(|c| is_ours(c, w.client));
+                if mine && *h != new_hook {
+                    *h = new_hook.clone();
+                    changed = true;
+                }
+            }
+        }
+        _ => {
+            if *slot != want {
+                *slot = want;
+                changed = true;
+            }
+        }
+    }
+    changed
+}
+
+fn write_atomically(path: &Path, root: &Value) -> Result<(), String> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut text = serde_json::to_string_pretty(root).unwrap_or_default();
+    text.push('\n');
+    let tmp = tempfile::NamedTempFile::new_in(dir)
+        .map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
+    std::fs::write(tmp.path(), text)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    tmp.persist(path)
+        .map_err(|e| format!("cannot write {}: {}", path.display(), e.error))?;
+    Ok(())
+}
+
 /// The command to put in the settings: this executable's absolute path (so
-/// the hook works without bashgate on PATH), quoted when needed.
-pub fn default_command() -> String {
+/// the hook works without bashgate on PATH), quoted when needed, then
+/// `hook CLIENT`.
+pub fn default_command(client: &str) -> String {
     let exe = std::env::current_exe()
         .ok()
         .and_then(|p| p.canonicalize().ok())
@@ -120,27 +298,26 @@ pub fn default_command() -> String {
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
     };
-    format!("{quoted} hook claude")
+    format!("{quoted} hook {client}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn read(p: &Path) -> Value {
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    }
+
     #[test]
     fn creates_merges_and_is_idempotent() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join(".claude/settings.json");
-        assert_eq!(claude(&p, "bashgate hook claude").unwrap(), Change::Created);
-        assert_eq!(
-            claude(&p, "bashgate hook claude").unwrap(),
-            Change::Unchanged
-        );
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-        assert_eq!(
-            v["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
-            "bashgate hook claude"
-        );
+        let cmd = "bashgate hook claude";
+        assert_eq!(install(&CLAUDE, &p, cmd, 60).unwrap(), Change::Created);
+        assert_eq!(install(&CLAUDE, &p, cmd, 60).unwrap(), Change::Unchanged);
+        let v = read(&p);
+        assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"][0]["command"], cmd);
         assert_eq!(v["hooks"]["PostToolUse"][0]["matcher"], "*");
 
         let q = t.path().join("other.json");
@@ -150,10 +327,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            claude(&q, "/x/bashgate hook claude").unwrap(),
+            install(&CLAUDE, &q, "/x/bashgate hook claude", 60).unwrap(),
             Change::Updated
         );
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(&q).unwrap()).unwrap();
+        let v = read(&q);
         assert_eq!(v["permissions"]["allow"][0], "Bash(ls:*)");
         assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
         assert_eq!(
@@ -163,13 +340,86 @@ mod tests {
     }
 
     #[test]
-    fn refuses_to_clobber_invalid_json() {
+    fn a_new_binary_path_replaces_the_old_entry_and_keeps_key_order() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("settings.json");
+        std::fs::write(
+            &p,
+            r#"{"zeta": 1, "hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/old/bashgate hook claude", "timeout": 60}]}]}, "alpha": 2}"#,
+        )
+        .unwrap();
+        let new = "/new/bashgate hook claude --remote unix:/run/b.sock";
+        assert_eq!(install(&CLAUDE, &p, new, 360).unwrap(), Change::Updated);
+        let v = read(&p);
+        let pre = v["hooks"]["PreToolUse"].as_array().unwrap();
+        assert_eq!(pre.len(), 1, "{pre:?}");
+        assert_eq!(pre[0]["hooks"][0]["command"], new);
+        assert_eq!(pre[0]["hooks"][0]["timeout"], 360);
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["zeta", "hooks", "alpha"]);
+        assert_eq!(install(&CLAUDE, &p, new, 360).unwrap(), Change::Unchanged);
+    }
+
+    #[test]
+    fn flat_clients_get_a_version_and_their_own_keys() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join(".github/hooks/bashgate.json");
+        let cmd = "/b/bashgate hook copilot";
+        assert_eq!(install(&COPILOT, &p, cmd, 60).unwrap(), Change::Created);
+        let v = read(&p);
+        assert_eq!(v["version"], 1);
+        assert_eq!(
+            v["hooks"]["preToolUse"][0],
+            json!({"type": "command", "bash": cmd, "timeoutSec": 60})
+        );
+        let c = t.path().join(".cursor/hooks.json");
+        std::fs::create_dir_all(c.parent().unwrap()).unwrap();
+        std::fs::write(
+            &c,
+            r#"{"version": 1, "hooks": {"beforeShellExecution": [{"command": "./audit.sh"}]}}"#,
+        )
+        .unwrap();
+        install(&CURSOR, &c, "bashgate hook cursor", 60).unwrap();
+        let v = read(&c);
+        let before = v["hooks"]["beforeShellExecution"].as_array().unwrap();
+        assert_eq!(before.len(), 2);
+        assert_eq!(before[0]["command"], "./audit.sh");
+        assert_eq!(
+            v["hooks"]["afterShellExecution"][0]["command"],
+            "bashgate hook cursor"
+        );
+        // Gemini CLI counts its timeout in milliseconds.
+        let g = t.path().join(".gemini/settings.json");
+        install(&GEMINI, &g, "bashgate hook gemini", 60).unwrap();
+        assert_eq!(
+            read(&g)["hooks"]["BeforeTool"][0]["hooks"][0]["timeout"],
+            60_000
+        );
+    }
+
+    #[test]
+    fn refuses_to_clobber_invalid_json_or_another_version() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("settings.json");
         std::fs::write(&p, "{oops").unwrap();
-        assert!(claude(&p, "bashgate hook claude")
+        assert!(install(&CLAUDE, &p, "bashgate hook claude", 60)
             .unwrap_err()
             .contains("not valid JSON"));
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "{oops");
+        std::fs::write(&p, r#"{"version": 2}"#).unwrap();
+        assert!(install(&CURSOR, &p, "bashgate hook cursor", 60)
+            .unwrap_err()
+            .contains("version"));
+    }
+
+    #[test]
+    fn recognises_its_own_commands_only() {
+        assert!(is_ours("/usr/bin/bashgate hook claude", "claude"));
+        assert!(is_ours(
+            "'/a b/bashgate' hook gemini --remote http://127.0.0.1:1",
+            "gemini"
+        ));
+        assert!(!is_ours("/usr/bin/bashgate hook claude", "gemini"));
+        assert!(!is_ours("./guard.sh hook claude", "claude"));
     }
 }

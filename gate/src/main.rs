@@ -5,6 +5,7 @@
 mod admin_cli;
 mod cli;
 mod commands;
+mod doctor;
 mod fence_cli;
 mod hook;
 mod init;

@@ -159,9 +159,14 @@ impl Sandbox {
 
     /// Feeds raw bytes to `bashgate hook claude`.
     pub fn hook_raw(&self, input: &[u8]) -> Answer {
+        self.hook_client("claude", input)
+    }
+
+    /// Feeds raw bytes to `bashgate hook CLIENT`.
+    pub fn hook_client(&self, client: &str, input: &[u8]) -> Answer {
         let mut child = self
             .command()
-            .args(["hook", "claude"])
+            .args(["hook", client])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -16,7 +16,12 @@
 //! line in the CLI's `hook` subcommand that calls `run::<ThatType>`.
 
 pub mod claude;
+pub mod codex;
+pub mod copilot;
+pub mod cursor;
+pub mod gemini;
 pub mod json;
+pub mod names;
 
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -86,6 +91,15 @@ pub trait Protocol {
     /// apply (bashgate only ever adds protection), unless `auto_approve`
     /// lets it approve a read-only command.
     const DEFERS_ALLOW: bool;
+    /// Whether the client runs a rewritten call without bashgate approving
+    /// it on the client's behalf, as verified against the real client.
+    /// Without it a call is never offered the fence (`bashgate run`), and
+    /// the decision is the one without confinement.
+    const CAN_REWRITE: bool = true;
+    /// Whether the client has no after-tool event for some calls it asks
+    /// about (Cursor's file reads): the taint of an allowed call is then
+    /// recorded before the answer.
+    const TAINTS_BEFORE: bool = false;
 
     fn decode(bytes: &[u8]) -> Result<Event, String>;
     fn render(reply: Reply) -> Value;
@@ -237,10 +251,12 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         }
         return;
     };
-    let fence = if event.kind == Kind::Pre {
-        fence_offer(&config)
-    } else {
+    let fence = if event.kind != Kind::Pre {
         Fence::not_offered()
+    } else if !P::CAN_REWRITE {
+        Fence::Unavailable("this client cannot run a rewritten command without bashgate approving it in the person's place".into())
+    } else {
+        fence_offer(&config)
     };
     let call = ToolCall {
         session,
@@ -304,7 +320,16 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         )
     }));
     if pre {
-        let outcome = gate.decide_guarded(&call);
+        let mut outcome = gate.decide_guarded(&call);
+        // A client with no event after a read: what the read brings in is
+        // recorded before it is allowed, or it is not allowed.
+        if P::TAINTS_BEFORE && outcome.decision.permission == Permission::Allow {
+            if let Err(e) = gate.record(&call) {
+                let why = format!("what this {tool} call would read cannot be recorded ({e})");
+                gate.mark_lost(session, &why);
+                outcome.decision = Decision::on_error(on_error, Layer::State, &why);
+            }
+        }
         answer(&reply(&outcome.decision, outcome.read_only, call.input));
         for w in &outcome.warnings {
             eprintln!("bashgate: {w}");

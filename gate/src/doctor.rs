@@ -1,0 +1,414 @@
+//! `bashgate doctor`: whether bashgate is actually enforced here. For each
+//! agent client: is it installed, is bashgate wired into its settings (the
+//! project's and the user's), and would that wiring fire (the hook binary
+//! exists, the matcher matches the shell tool, the before-tool event is
+//! wired, the timeout is above bashgate's budget, the project is trusted
+//! where the client requires it). The failure this exists for: hooks that
+//! are installed but silently never run.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::init::{Shape, Wiring, CLIENTS, HOOK_TIMEOUT_S};
+
+/// The client's executable names, and its shell tool's name as its
+/// matchers see it.
+fn client_facts(client: &str) -> (&'static [&'static str], &'static str) {
+    match client {
+        "claude" => (&["claude"], "Bash"),
+        "codex" => (&["codex"], "Bash"),
+        "gemini" => (&["gemini"], "run_shell_command"),
+        "copilot" => (&["copilot"], "bash"),
+        _ => (&["cursor", "cursor-agent"], "Shell"),
+    }
+}
+
+#[derive(Serialize)]
+pub struct ClientReport {
+    pub client: &'static str,
+    /// The client's executable on PATH, if any.
+    pub installed: Option<PathBuf>,
+    pub wirings: Vec<WiringReport>,
+    /// `enforced`, `not wired`, or `broken`.
+    pub status: &'static str,
+}
+
+#[derive(Serialize)]
+pub struct WiringReport {
+    pub file: PathBuf,
+    /// `project` or `user`.
+    pub scope: &'static str,
+    /// The events bashgate's hook is wired to.
+    pub events: Vec<String>,
+    /// Why it would not fire (empty: it would).
+    pub problems: Vec<String>,
+}
+
+pub fn clients(cwd: &Path, home: Option<&Path>, path_var: Option<&str>) -> Vec<ClientReport> {
+    CLIENTS
+        .iter()
+        .map(|w| client(w, cwd, home, path_var))
+        .collect()
+}
+
+fn client(w: &Wiring, cwd: &Path, home: Option<&Path>, path_var: Option<&str>) -> ClientReport {
+    let (exes, _) = client_facts(w.client);
+    let installed = exes.iter().find_map(|e| on_path(e, path_var));
+    let mut wirings = Vec::new();
+    let mut places = vec![("project", cwd.join(w.project_file))];
+    if let (Some(h), Some(f)) = (home, w.user_file) {
+        places.push(("user", h.join(f)));
+    }
+    for (scope, file) in places {
+        if let Some(r) = wiring(w, scope, &file, cwd, home, path_var) {
+            wirings.push(r);
+        }
+    }
+    let status = if wirings.is_empty() {
+        "not wired"
+    } else if wirings.iter().any(|r| r.problems.is_empty()) {
+        "enforced"
+    } else {
+        "broken"
+    };
+    ClientReport {
+        client: w.client,
+        installed,
+        wirings,
+        status,
+    }
+}
+
+/// What one settings file wires, or `None` when it has no bashgate hook.
+fn wiring(
+    w: &Wiring,
+    scope: &'static str,
+    file: &Path,
+    cwd: &Path,
+    home: Option<&Path>,
+    path_var: Option<&str>,
+) -> Option<WiringReport> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let mut problems = Vec::new();
+    let root: Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            // Not ours to judge unless it mentions us.
+            if !text.contains(&format!("hook {}", w.client)) {
+                return None;
+            }
+            problems.push(format!(
+                "the file is not valid JSON ({e}): the client ignores it"
+            ));
+            return Some(WiringReport {
+                file: file.to_path_buf(),
+                scope,
+                events: vec![],
+                problems,
+            });
+        }
+    };
+    let (_, shell_tool) = client_facts(w.client);
+    let mut events = Vec::new();
+    for (event, _) in w.events {
+        let Some(list) = root["hooks"][*event].as_array() else {
+            continue;
+        };
+        for item in list {
+            for (command, matcher, timeout) in hooks_of(w, item) {
+                if !crate::init::is_ours(&command, w.client) {
+                    continue;
+                }
+                events.push(event.to_string());
+                if let Some(p) = binary_problem(&command, path_var) {
+                    problems.push(format!("{event}: {p}"));
+                }
+                if let Some(m) = matcher {
+                    if !matcher_matches(w.client, &m, shell_tool) {
+                        problems.push(format!(
+                            "{event}: the matcher {m:?} does not match the shell tool {shell_tool:?}"
+                        ));
+                    }
+                }
+                if let Some(t) = timeout {
+                    let secs = match w.shape {
+                        Shape::Grouped { timeout_ms: true } => t / 1000,
+                        _ => t,
+                    };
+                    if secs < HOOK_TIMEOUT_S {
+                        problems.push(format!("{event}: the timeout ({secs} s) is below bashgate's decision budget; a slow decision (the Cop, a person) would be cut off and the client may run the command anyway"));
+                    }
+                }
+            }
+        }
+    }
+    if events.is_empty() {
+        return None;
+    }
+    let before = w.events[0].0;
+    if !events.iter().any(|e| e == before) {
+        problems.push(format!(
+            "only after-tool events are wired: nothing is checked before a command runs ({before} is missing)"
+        ));
+    }
+    if scope == "project" {
+        if let Some(p) = trust_problem(w.client, cwd, home) {
+            problems.push(p);
+        }
+    }
+    events.dedup();
+    Some(WiringReport {
+        file: file.to_path_buf(),
+        scope,
+        events,
+        problems,
+    })
+}
+
+/// The hook commands of one list item: (command, matcher, timeout).
+fn hooks_of(w: &Wiring, item: &Value) -> Vec<(String, Option<String>, Option<u64>)> {
+    match w.shape {
+        Shape::Grouped { .. } => {
+            let matcher = item["matcher"].as_str().map(str::to_string);
+            item["hooks"]
+                .as_array()
+                .map(|hs| {
+                    hs.iter()
+                        .filter_map(|h| {
+                            let c = h["command"].as_str()?.to_string();
+                            Some((c, matcher.clone(), h["timeout"].as_u64()))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        }
+        Shape::Flat {
+            command_key,
+            timeout_key,
+            ..
+        } => item[command_key]
+            .as_str()
+            .map(|c| {
+                let t = timeout_key.and_then(|k| item[k].as_u64());
+                // Copilot's default timeout when none is written.
+                let t = t.or(if timeout_key.is_some() {
+                    Some(30)
+                } else {
+                    None
+                });
+                vec![(c.to_string(), None, t)]
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// Whether a matcher selects the shell tool. Claude Code reads `*` and
+/// empty as everything and otherwise a regular expression, as the others do.
+fn matcher_matches(client: &str, matcher: &str, tool: &str) -> bool {
+    if matcher.is_empty() || (client == "claude" && matcher == "*") {
+        return true;
+    }
+    match regex::Regex::new(&format!("^(?:{matcher})$")) {
+        Ok(re) => re.is_match(tool) || regex::Regex::new(matcher).is_ok_and(|r| r.is_match(tool)),
+        Err(_) => false,
+    }
+}
+
+/// Why the hook command's program would not start, if it would not.
+fn binary_problem(command: &str, path_var: Option<&str>) -> Option<String> {
+    let first = first_word(command)?;
+    if first.contains('/') {
+        let p = Path::new(&first);
+        if !is_executable(p) {
+            return Some(format!(
+                "the hook program {first} does not exist or is not executable"
+            ));
+        }
+    } else if !matches!(first.as_str(), "env" | "docker" | "podman" | "sh" | "bash")
+        && on_path(&first, path_var).is_none()
+    {
+        return Some(format!("the hook program {first} is not on PATH"));
+    }
+    None
+}
+
+/// The first word of a shell command, with simple quoting removed.
+fn first_word(command: &str) -> Option<String> {
+    let t = command.trim_start();
+    if let Some(rest) = t.strip_prefix('\'') {
+        let end = rest.find('\'')?;
+        return Some(rest[..end].to_string());
+    }
+    if let Some(rest) = t.strip_prefix('"') {
+        let end = rest.find('"')?;
+        return Some(rest[..end].to_string());
+    }
+    t.split_whitespace().next().map(str::to_string)
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+fn on_path(name: &str, path_var: Option<&str>) -> Option<PathBuf> {
+    path_var?
+        .split(':')
+        .filter(|d| !d.is_empty())
+        .map(|d| Path::new(d).join(name))
+        .find(|p| is_executable(p))
+}
+
+/// Clients that load a project's hooks only when the person trusts it.
+fn trust_problem(client: &str, cwd: &Path, home: Option<&Path>) -> Option<String> {
+    let home = home?;
+    let project = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
+    match client {
+        "codex" => {
+            let text = std::fs::read_to_string(home.join(".codex/config.toml")).unwrap_or_default();
+            let cfg: toml::Value =
+                toml::from_str(&text).unwrap_or(toml::Value::Table(Default::default()));
+            let trusted = project.ancestors().any(|dir| {
+                cfg.get("projects")
+                    .and_then(|p| p.get(dir.to_string_lossy().as_ref()))
+                    .and_then(|p| p.get("trust_level"))
+                    .and_then(toml::Value::as_str)
+                    == Some("trusted")
+            });
+            (!trusted).then(|| format!("Codex loads an untrusted project's .codex/ disabled: trust {} (projects.\"{}\".trust_level = \"trusted\" in ~/.codex/config.toml, or answer Codex's trust prompt)", project.display(), project.display()))
+        }
+        "gemini" => {
+            // Folder trust applies only when the person turned it on.
+            let settings: Value = std::fs::read_to_string(home.join(".gemini/settings.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok())
+                .unwrap_or(Value::Null);
+            if settings["security"]["folderTrust"]["enabled"] != Value::Bool(true) {
+                return None;
+            }
+            let trusted: Value = std::fs::read_to_string(home.join(".gemini/trustedFolders.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok())
+                .unwrap_or(Value::Null);
+            let ok = project.ancestors().enumerate().any(|(i, dir)| {
+                match trusted[dir.to_string_lossy().as_ref()].as_str() {
+                    Some("TRUST_FOLDER") => i == 0,
+                    Some("TRUST_PARENT") => true,
+                    _ => false,
+                }
+            });
+            (!ok).then(|| format!("Gemini CLI's folder trust is on and {} is not trusted: it ignores the project's settings", project.display()))
+        }
+        _ => None,
+    }
+}
+
+/// `bashgate doctor`: the fence's layers, then each client. Exit status 1
+/// when the fence cannot run the profile or a wiring would not fire.
+pub fn run(profile: &str, json: bool) -> ExitCode {
+    let probe = bashgate::fence::probe();
+    let fence = probe.can_run(profile);
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let home = dirs::home_dir();
+    let path_var = std::env::var("PATH").ok();
+    let reports = clients(&cwd, home.as_deref(), path_var.as_deref());
+    let broken = reports.iter().any(|r| r.status == "broken");
+    if json {
+        let v = serde_json::json!({
+            "fence": {
+                "profile": profile,
+                "layers": probe.lines(),
+                "can_confine": fence.is_ok(),
+                "why_not": fence.as_ref().err(),
+            },
+            "clients": reports,
+        });
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    } else {
+        for line in probe.lines() {
+            println!("{line}");
+        }
+        match &fence {
+            Ok(()) => println!("bashgate run --profile {profile}: can confine commands here"),
+            Err(why) => println!(
+                "bashgate run --profile {profile}: CANNOT confine here: {why}. Tainted sessions then ask as before."
+            ),
+        }
+        println!();
+        for r in &reports {
+            let installed = match &r.installed {
+                Some(p) => format!("installed ({})", p.display()),
+                None => "not on PATH".to_string(),
+            };
+            println!("{}: {}, {}", r.client, installed, r.status.to_uppercase());
+            for w in &r.wirings {
+                println!(
+                    "  {} {}: {}",
+                    w.scope,
+                    w.file.display(),
+                    w.events.join(", ")
+                );
+                for p in &w.problems {
+                    println!("    will not fire: {p}");
+                }
+            }
+            if r.wirings.is_empty() && r.installed.is_some() {
+                println!("  bashgate is not wired in: `bashgate init {}`", r.client);
+            }
+        }
+    }
+    if fence.is_err() || broken {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::init::{install, CODEX, GEMINI};
+
+    #[test]
+    fn reports_wired_broken_and_missing() {
+        let t = tempfile::tempdir().unwrap();
+        let (proj, home) = (t.path().join("p"), t.path().join("h"));
+        std::fs::create_dir_all(&proj).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let exe = std::env::current_exe().unwrap();
+        let good = format!("{} hook gemini", exe.display());
+        install(&GEMINI, &proj.join(GEMINI.project_file), &good, 60).unwrap();
+        install(
+            &CODEX,
+            &proj.join(CODEX.project_file),
+            "/nonexistent/bashgate hook codex",
+            60,
+        )
+        .unwrap();
+        let r = clients(&proj, Some(&home), Some(""));
+        let by = |c: &str| r.iter().find(|x| x.client == c).unwrap();
+        assert_eq!(by("gemini").status, "enforced");
+        assert_eq!(by("claude").status, "not wired");
+        let codex = by("codex");
+        assert_eq!(codex.status, "broken");
+        let problems = codex.wirings[0].problems.join("\n");
+        assert!(problems.contains("does not exist"), "{problems}");
+        assert!(problems.contains("untrusted"), "{problems}");
+    }
+
+    #[test]
+    fn matchers_that_miss_the_shell_tool_are_reported() {
+        assert!(matcher_matches("gemini", ".*", "run_shell_command"));
+        assert!(matcher_matches(
+            "gemini",
+            "run_shell_command|read_file",
+            "run_shell_command"
+        ));
+        assert!(!matcher_matches("gemini", "Bash", "run_shell_command"));
+        assert!(!matcher_matches("codex", "*", "Bash"));
+        assert!(matcher_matches("claude", "*", "Bash"));
+    }
+}

@@ -1,0 +1,162 @@
+//! The command line as users of ripgrep and ruff expect it: options are
+//! checked, filters validated, every table has a JSON form, completions
+//! and a man page come from the same definitions, colour follows
+//! `--color` and NO_COLOR, and `init` rewrites its own entries in place.
+
+use bashgate_tests::gate::Sandbox;
+use serde_json::Value;
+
+fn text(o: &std::process::Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn check_refuses_unknown_options_before_the_command() {
+    let s = Sandbox::new();
+    let o = s.run(&["check", "--jsno", "ls"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("--jsno"), "{:?}", text(&o));
+    // After the command, or after `--`, hyphens are the command's.
+    assert_eq!(s.run(&["check", "ls", "-la"]).status.code(), Some(0));
+    let o = s.run(&["check", "--json", "--", "-x"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["invocations"][0]["program"], "-x");
+}
+
+#[test]
+fn audit_rejects_filter_values_it_does_not_know() {
+    let s = Sandbox::new();
+    for args in [
+        &["audit", "--decision", "alow"][..],
+        &["audit", "--layer", "denylst"],
+        &["audit", "--rule", "BG999"],
+    ] {
+        let o = s.run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {:?}", text(&o));
+    }
+    for args in [
+        &["audit", "--decision", "allow-confined"][..],
+        &["audit", "--layer", "git-guard"],
+        &["audit", "--rule", "BG418"],
+        &["audit", "--rule", "BG101"],
+    ] {
+        let o = s.run(args);
+        assert!(o.status.success(), "{args:?}: {:?}", text(&o));
+    }
+}
+
+#[test]
+fn every_table_has_a_json_form() {
+    let s = Sandbox::new();
+    let o = s.run(&["rules", "--json"]);
+    let rules: Vec<Value> = text(&o)
+        .0
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(rules
+        .iter()
+        .any(|r| r["id"] == "BG101" && r["verdict"] == "network"));
+    assert!(rules
+        .iter()
+        .any(|r| r["id"] == "BG418" && r["verdict"] == "policy"));
+    let o = s.run(&["explain", "network-program", "--json"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["id"], "BG101");
+    assert!(!v["example"].as_str().unwrap().is_empty());
+    let o = s.run(&["config", "--json"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        v["layers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l == "always"),
+        "{v}"
+    );
+    let o = s.run(&["doctor", "--json"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let clients: Vec<&str> = v["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["client"].as_str().unwrap())
+        .collect();
+    assert_eq!(clients, ["claude", "codex", "gemini", "copilot", "cursor"]);
+}
+
+#[test]
+fn completions_and_man_page_come_from_the_definitions() {
+    let s = Sandbox::new();
+    for shell in ["bash", "zsh", "fish"] {
+        let o = s.run(&["completions", shell]);
+        assert!(o.status.success());
+        let out = text(&o).0;
+        for sub in ["check", "doctor", "init"] {
+            assert!(out.contains(sub), "{shell} completions lack {sub}");
+        }
+    }
+    let o = s.run(&["man"]);
+    let out = text(&o).0;
+    assert!(out.contains(".TH bashgate 1"), "{out}");
+    assert!(out.contains("doctor"));
+    assert!(s
+        .run(&["--help"])
+        .stdout
+        .windows(9)
+        .any(|w| w == b"Examples:"));
+}
+
+#[test]
+fn colour_follows_the_flag_and_no_color() {
+    let mut s = Sandbox::new();
+    let esc = |o: &std::process::Output| o.stdout.contains(&0x1b);
+    assert!(esc(&s.run(&["--color", "always", "check", "curl x"])));
+    assert!(!esc(&s.run(&["--color", "never", "check", "curl x"])));
+    // Not a terminal: auto means none.
+    assert!(!esc(&s.run(&["check", "curl x"])));
+    s.set("NO_COLOR", "1");
+    assert!(!esc(&s.run(&["--color", "auto", "check", "curl x"])));
+}
+
+#[test]
+fn init_replaces_its_own_entry_when_the_binary_moves() {
+    let s = Sandbox::new();
+    let dir = s.project().display().to_string();
+    for client in ["claude", "codex", "gemini", "copilot", "cursor"] {
+        let old = format!("/old/place/bashgate hook {client}");
+        assert!(s
+            .run(&["init", client, "--dir", &dir, "--command", &old])
+            .status
+            .success());
+        let o = s.run(&["init", client, "--dir", &dir]);
+        assert!(o.status.success(), "{client}: {:?}", text(&o));
+        let file = match client {
+            "claude" => ".claude/settings.json",
+            "codex" => ".codex/hooks.json",
+            "gemini" => ".gemini/settings.json",
+            "copilot" => ".github/hooks/bashgate.json",
+            _ => ".cursor/hooks.json",
+        };
+        let written = std::fs::read_to_string(s.project().join(file)).unwrap();
+        assert!(!written.contains("/old/place"), "{client}: {written}");
+        let mine = format!(" hook {client}");
+        let v: Value = serde_json::from_str(&written).unwrap();
+        let first_event = v["hooks"].as_object().unwrap().values().next().unwrap();
+        assert_eq!(
+            first_event.as_array().unwrap().len(),
+            1,
+            "{client}: {written}"
+        );
+        assert!(written.contains(&mine));
+        // And the user's other settings keep their place.
+        let again = s.run(&["init", client, "--dir", &dir]);
+        assert!(text(&again).0.contains("already has"), "{client}");
+    }
+    // Copilot reads hooks only from the project.
+    let o = s.run(&["init", "copilot", "--user"]);
+    assert_eq!(o.status.code(), Some(2));
+}
