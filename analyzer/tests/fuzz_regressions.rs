@@ -288,4 +288,12 @@ fn redirects_after_a_negation_or_pipeline_belong_to_its_last_command() {
         analyze("! bash -s <<<'curl x' <<EOF\nls\nEOF").verdict,
         Verdict::Safe
     );
+    // The `{fd}` of a moved redirect still names a descriptor, not an
+    // argument (the first fix listed `mkdir {fd}`; bash runs `mkdir`).
+    let a = analyze("echo | mkdir >out.txt {fd}>out.txt");
+    let mkdir = a
+        .invocations
+        .iter()
+        .find(|i| i.program.as_deref() == Some("mkdir"));
+    assert_eq!(mkdir.map(|i| i.args.len()), Some(0), "{:?}", a.invocations);
 }

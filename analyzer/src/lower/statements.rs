@@ -410,6 +410,12 @@ impl<'a> Lowerer<'a> {
                 drop_fd_variable(last, at);
             }
         }
+        // `{fd}` the grammar folded into the redirect before it (`cmd <in
+        // {fd}>out`) names a descriptor variable, not an argument.
+        arg_words.retain(|w| {
+            let names_fd = w.static_value().is_some_and(|t| is_fd_variable(&t));
+            !(names_fd && redirects.iter().any(|r| r.span.start == w.span.end))
+        });
         let mut cmd = match body_cmd {
             Some(Command::Simple(mut s)) if extra_words.is_empty() => {
                 // `cmd {fd}>file`: the `{fd}` that touches the redirect names
@@ -417,12 +423,6 @@ impl<'a> Lowerer<'a> {
                 if let Some(at) = redirects.iter().map(|r| r.span.start).min() {
                     drop_fd_variable(&mut s, at);
                 }
-                // The same when the grammar folded `{fd}` into the redirect
-                // before it: `cmd <in {fd}>out`.
-                arg_words.retain(|w| {
-                    let names_fd = w.static_value().is_some_and(|t| is_fd_variable(&t));
-                    !(names_fd && redirects.iter().any(|r| r.span.start == w.span.end))
-                });
                 s.words.extend(arg_words);
                 s.words.sort_by_key(|w| w.span.start);
                 s.redirects.extend(redirects);
