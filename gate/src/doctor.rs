@@ -281,26 +281,37 @@ fn trust_problem(client: &str, cwd: &Path, home: Option<&Path>) -> Option<String
             (!trusted).then(|| format!("Codex loads an untrusted project's .codex/ disabled: trust {} (projects.\"{}\".trust_level = \"trusted\" in ~/.codex/config.toml, or answer Codex's trust prompt)", project.display(), project.display()))
         }
         "gemini" => {
-            // Folder trust applies only when the person turned it on.
+            // Folder trust is on unless the person turned it off; an
+            // untrusted folder's settings (and hooks) are not loaded.
             let settings: Value = std::fs::read_to_string(home.join(".gemini/settings.json"))
                 .ok()
                 .and_then(|t| serde_json::from_str(&t).ok())
                 .unwrap_or(Value::Null);
-            if settings["security"]["folderTrust"]["enabled"] != Value::Bool(true) {
+            if settings["security"]["folderTrust"]["enabled"] == Value::Bool(false) {
+                return None;
+            }
+            if std::env::var_os("GEMINI_CLI_TRUST_WORKSPACE").is_some_and(|v| v == "true") {
                 return None;
             }
             let trusted: Value = std::fs::read_to_string(home.join(".gemini/trustedFolders.json"))
                 .ok()
                 .and_then(|t| serde_json::from_str(&t).ok())
                 .unwrap_or(Value::Null);
-            let ok = project.ancestors().enumerate().any(|(i, dir)| {
-                match trusted[dir.to_string_lossy().as_ref()].as_str() {
-                    Some("TRUST_FOLDER") => i == 0,
-                    Some("TRUST_PARENT") => true,
-                    _ => false,
-                }
+            // TRUST_FOLDER trusts a folder and what is under it;
+            // TRUST_PARENT the folder's parent and what is under that.
+            let ok = trusted.as_object().is_some_and(|rules| {
+                rules.iter().any(|(path, rule)| {
+                    let path = Path::new(path);
+                    match rule.as_str() {
+                        Some("TRUST_FOLDER") => project.starts_with(path),
+                        Some("TRUST_PARENT") => {
+                            path.parent().is_some_and(|p| project.starts_with(p))
+                        }
+                        _ => false,
+                    }
+                })
             });
-            (!ok).then(|| format!("Gemini CLI's folder trust is on and {} is not trusted: it ignores the project's settings", project.display()))
+            (!ok).then(|| format!("{} is not a trusted folder for Gemini CLI, which then ignores the project's settings and refuses to run headless: trust it (Gemini CLI's trust dialog, or \"{}\": \"TRUST_FOLDER\" in ~/.gemini/trustedFolders.json)", project.display(), project.display()))
         }
         _ => None,
     }
@@ -386,6 +397,18 @@ mod tests {
             &proj.join(CODEX.project_file),
             "/nonexistent/bashgate hook codex",
             60,
+        )
+        .unwrap();
+        let r = clients(&proj, Some(&home), Some(""));
+        // Gemini CLI ignores an untrusted folder's settings.
+        let gemini = r.iter().find(|x| x.client == "gemini").unwrap();
+        assert_eq!(gemini.status, "broken");
+        assert!(gemini.wirings[0].problems[0].contains("trusted folder"));
+        std::fs::create_dir_all(home.join(".gemini")).unwrap();
+        let canon = proj.canonicalize().unwrap();
+        std::fs::write(
+            home.join(".gemini/trustedFolders.json"),
+            format!("{{\"{}\": \"TRUST_PARENT\"}}", canon.join("sub").display()),
         )
         .unwrap();
         let r = clients(&proj, Some(&home), Some(""));

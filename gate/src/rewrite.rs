@@ -32,13 +32,29 @@ pub fn fenced(bashgate: &Path, profile: &str, command: &str) -> String {
     )
 }
 
-/// The original command back out of a line `fenced` wrote, or `None` for
-/// anything else.
+/// `command` run under `profile` with nothing carried back: for clients
+/// whose shell tool starts a new shell per call (nothing to carry), and
+/// whose own checks refuse `$( )` in a command (Gemini CLI).
+pub fn fenced_plain(bashgate: &Path, profile: &str, command: &str) -> String {
+    format!(
+        "{} run --profile {} -- {}",
+        quote(&bashgate.display().to_string()),
+        quote(profile),
+        quote(command)
+    )
+}
+
+/// The original command back out of a line `fenced` or `fenced_plain`
+/// wrote, or `None` for anything else.
 pub fn original(line: &str) -> Option<String> {
     let start = line.find(" -- '")? + 4;
     let rest = &line[start..];
-    let end = rest.find(&format!("; {STATUS_VAR}=$?;"))?;
-    unquote(&rest[..end])
+    match rest.find(&format!("; {STATUS_VAR}=$?;")) {
+        Some(end) => unquote(&rest[..end]),
+        // The plain form ends with the command's word.
+        None if line.contains(" run --profile ") && !line.contains(STATUS_VAR) => unquote(rest),
+        None => None,
+    }
 }
 
 /// The value of one word that `quote` wrote.
@@ -74,6 +90,9 @@ mod tests {
         ] {
             let line = fenced(Path::new("/usr/bin/bash gate"), "default", c);
             assert_eq!(original(&line).as_deref(), Some(c), "{line}");
+            let line = fenced_plain(Path::new("/usr/bin/bash gate"), "default", c);
+            assert_eq!(original(&line).as_deref(), Some(c), "{line}");
+            assert!(!line.contains("$("), "{line}");
         }
     }
 

@@ -9,6 +9,7 @@ pub mod claude_code;
 pub mod daemon;
 pub mod gate;
 pub mod gate_http;
+pub mod gemini_cli;
 pub mod gen;
 pub mod gen_programs;
 pub mod gen_words;

@@ -8,10 +8,14 @@
 //! for no decision (Gemini CLI's own approval then applies). AfterTool: the
 //! taint is recorded and the answer is `{}`.
 //!
-//! Gemini CLI documents `hookSpecificOutput.tool_input` to rewrite a call;
-//! until that is verified against the real client the fence is not offered
-//! (a rewrite the client ignored would run the command unfenced), and the
-//! old matrix applies.
+//! Verified against Gemini CLI 0.61.0 (tests/tests/gemini_cli.rs): a deny's
+//! reason reaches the model as "Tool execution blocked: REASON"; a rewrite
+//! in `hookSpecificOutput.tool_input` runs (the plain fenced line: Gemini
+//! CLI refuses `$( )` in commands), and Gemini CLI checks its own
+//! policy again on the rewritten input (a rewrite never skips a
+//! confirmation the person asked for), so the fence is offered; in
+//! headless mode (`-p`) an `ask` ends the session without running the
+//! command.
 
 use serde_json::{json, Value};
 
@@ -23,7 +27,9 @@ pub struct Gemini;
 impl Protocol for Gemini {
     const EXPECTED: &'static str = "Gemini CLI's hook event JSON";
     const DEFERS_ALLOW: bool = true;
-    const CAN_REWRITE: bool = false;
+    // Each run_shell_command is a new shell, and Gemini CLI refuses `$( )`
+    // in a command: the plain fenced line.
+    const KEEPS_CWD: bool = false;
 
     fn decode(bytes: &[u8]) -> Result<Event, String> {
         let mut o = super::json_object(bytes, Self::EXPECTED)?;

@@ -100,6 +100,10 @@ pub trait Protocol {
     /// about (Cursor's file reads): the taint of an allowed call is then
     /// recorded before the answer.
     const TAINTS_BEFORE: bool = false;
+    /// Whether the client's shell keeps its working directory between
+    /// calls, so a fenced command's final directory must be carried back
+    /// (`rewrite::fenced`); otherwise the plain line (`rewrite::fenced_plain`).
+    const KEEPS_CWD: bool = true;
 
     fn decode(bytes: &[u8]) -> Result<Event, String>;
     fn render(reply: Reply) -> Value;
@@ -186,7 +190,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
     let reply = move |d: &Decision, read_only: bool, input: &Value| {
         let approved = d.by_person() || (auto_approve && read_only);
         if d.permission == Permission::Allow && d.confined {
-            return match fenced_input(input, &profile) {
+            return match fenced_input(input, &profile, P::KEEPS_CWD) {
                 Ok(input) => P::render(Reply::Fenced {
                     decision: d,
                     input: &input,
@@ -357,7 +361,7 @@ fn fence_offer(config: &config::Config) -> Fence {
 }
 
 /// The tool input with its command rewritten to run under `bashgate run`.
-fn fenced_input(input: &Value, profile: &str) -> Result<Value, String> {
+fn fenced_input(input: &Value, profile: &str, keeps_cwd: bool) -> Result<Value, String> {
     let command = input
         .get("command")
         .and_then(Value::as_str)
@@ -365,7 +369,12 @@ fn fenced_input(input: &Value, profile: &str) -> Result<Value, String> {
     let exe = std::env::current_exe()
         .map_err(|e| format!("bashgate cannot find its own binary ({e})"))?;
     let mut out = input.clone();
-    out["command"] = Value::String(bashgate::rewrite::fenced(&exe, profile, command));
+    let line = if keeps_cwd {
+        bashgate::rewrite::fenced(&exe, profile, command)
+    } else {
+        bashgate::rewrite::fenced_plain(&exe, profile, command)
+    };
+    out["command"] = Value::String(line);
     Ok(out)
 }
 
