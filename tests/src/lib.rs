@@ -6,6 +6,7 @@
 
 pub mod choices;
 pub mod claude_code;
+pub mod codex_cli;
 pub mod daemon;
 pub mod gate;
 pub mod gate_http;
