@@ -159,6 +159,9 @@ fn wiring(
             problems.push(p);
         }
     }
+    if w.client == "codex" {
+        problems.extend(codex_hook_trust(file, &root, home));
+    }
     events.dedup();
     Some(WiringReport {
         file: file.to_path_buf(),
@@ -378,6 +381,77 @@ pub fn run(profile: &str, json: bool) -> ExitCode {
     }
 }
 
+/// Codex runs a hook only once the person trusted it: a `trusted_hash` under
+/// `[hooks.state."FILE:EVENT:GROUP:HOOK"]` in ~/.codex/config.toml that
+/// matches the hook as it is now (a changed hook is untrusted again). An
+/// untrusted hook is skipped without a word, so each of bashgate's hooks is
+/// checked.
+fn codex_hook_trust(file: &Path, root: &Value, home: Option<&Path>) -> Vec<String> {
+    let Some(home) = home else {
+        return vec![];
+    };
+    let text = std::fs::read_to_string(home.join(".codex/config.toml")).unwrap_or_default();
+    let cfg: toml::Value = toml::from_str(&text).unwrap_or(toml::Value::Table(Default::default()));
+    let file = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+    let mut problems = Vec::new();
+    for (event, key_event) in [
+        ("PreToolUse", "pre_tool_use"),
+        ("PostToolUse", "post_tool_use"),
+    ] {
+        let Some(groups) = root["hooks"][event].as_array() else {
+            continue;
+        };
+        for (g, group) in groups.iter().enumerate() {
+            let Some(hooks) = group["hooks"].as_array() else {
+                continue;
+            };
+            for (h, hook) in hooks.iter().enumerate() {
+                let Some(command) = hook["command"].as_str() else {
+                    continue;
+                };
+                if !crate::init::is_ours(command, "codex") {
+                    continue;
+                }
+                let key = format!("{}:{key_event}:{g}:{h}", file.display());
+                let want = codex_trust_hash(key_event, group["matcher"].as_str(), hook);
+                let have = cfg
+                    .get("hooks")
+                    .and_then(|x| x.get("state"))
+                    .and_then(|x| x.get(key.as_str()))
+                    .and_then(|x| x.get("trusted_hash"))
+                    .and_then(toml::Value::as_str);
+                if have != Some(want.as_str()) {
+                    problems.push(format!("{event}: Codex has not trusted this hook (or it changed since), and skips it without a word: run `codex` in the project and trust bashgate's hooks when it lists them"));
+                }
+            }
+        }
+    }
+    problems
+}
+
+/// The hash Codex records for a trusted hook: SHA-256 of the compact JSON,
+/// keys sorted, of the event, the group's matcher and the hook (timeout 600
+/// when unset, async false when unset).
+fn codex_trust_hash(event: &str, matcher: Option<&str>, hook: &Value) -> String {
+    use sha2::{Digest, Sha256};
+    // Keys in sorted order; serde_json keeps insertion order.
+    let hook = serde_json::json!({
+        "async": hook["async"].as_bool().unwrap_or(false),
+        "command": hook["command"],
+        "timeout": hook["timeout"].as_u64().unwrap_or(600),
+        "type": hook["type"].as_str().unwrap_or("command"),
+    });
+    let mut v = serde_json::Map::new();
+    v.insert("event_name".into(), Value::from(event));
+    v.insert("hooks".into(), Value::Array(vec![hook]));
+    if let Some(m) = matcher {
+        v.insert("matcher".into(), Value::from(m));
+    }
+    let digest = Sha256::digest(Value::Object(v).to_string().as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -420,6 +494,18 @@ mod tests {
         let problems = codex.wirings[0].problems.join("\n");
         assert!(problems.contains("does not exist"), "{problems}");
         assert!(problems.contains("untrusted"), "{problems}");
+    }
+
+    #[test]
+    fn codex_trust_hash_is_the_one_codex_records() {
+        // Recorded by Codex CLI 0.169.0 for this hook, which then ran
+        // without --dangerously-bypass-hook-trust.
+        let hook =
+            serde_json::json!({"type": "command", "command": "/tmp/cx/hook.sh", "timeout": 60});
+        assert_eq!(
+            codex_trust_hash("pre_tool_use", Some(".*"), &hook),
+            "sha256:8ed3f6641922fdab250ea1cb7ab2b2a102b21277002b1756642e1a72310d413a"
+        );
     }
 
     #[test]

@@ -36,6 +36,20 @@ fn audited<'a>(audit: &'a [Value], needle: &str) -> &'a Value {
 fn a_local_command_runs_with_the_hooks_init_writes() {
     let s = Session::new();
     assert!(s.init().contains("PreToolUse"));
+    // Until the person trusts the hooks in Codex, Codex skips them without a
+    // word; doctor says so (this session uses the bypass switch instead).
+    let doctor: Value = serde_json::from_slice(&s.bashgate(&["doctor", "--json"]).stdout).unwrap();
+    let codex = doctor["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["client"] == "codex")
+        .unwrap();
+    assert_eq!(codex["status"], "broken", "{codex}");
+    assert!(
+        codex.to_string().contains("has not trusted this hook"),
+        "{codex}"
+    );
     let run = s.run(
         &["echo hello-codex > made.txt && cat made.txt"],
         json!({}),
