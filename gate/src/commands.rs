@@ -123,7 +123,7 @@ pub fn init(
         Ok(change) => {
             let what = match change {
                 crate::init::Change::Created => "created",
-                crate::init::Change::Updated => "wrote the bashgate hooks into",
+                crate::init::Change::Updated => "added the bashgate hooks to",
                 crate::init::Change::Unchanged => "already has the bashgate hooks:",
             };
             println!("bashgate init: {what} {}", path.display());
