@@ -145,8 +145,8 @@ struct Spooled {
     record: Record,
 }
 
-/// An id no other spooled record has: process, time and a random part.
-fn unique_id() -> String {
+/// An id no other record has: process, time and a random part.
+pub fn unique_id() -> String {
     use std::hash::{BuildHasher, Hasher};
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -235,6 +235,14 @@ impl Audit {
     /// Writes records in one transaction (the daemon batches its decisions).
     pub fn write_all(&self, records: &[Record]) -> Result<(), String> {
         let rows: Vec<(Option<&str>, &Record)> = records.iter().map(|r| (None, r)).collect();
+        self.insert(&rows)
+    }
+
+    /// Writes records that carry their own unique ids, in one transaction;
+    /// a record whose id is already stored is skipped (a batch re-sent).
+    pub fn write_with_ids(&self, records: &[(String, Record)]) -> Result<(), String> {
+        let rows: Vec<(Option<&str>, &Record)> =
+            records.iter().map(|(u, r)| (Some(u.as_str()), r)).collect();
         self.insert(&rows)
     }
 

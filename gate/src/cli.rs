@@ -129,6 +129,10 @@ enum Command {
         /// One JSON object per line.
         #[arg(long)]
         json: bool,
+        /// Read this machine's audit database even when `[serve] store` is
+        /// PostgreSQL (whose shared table is read by default).
+        #[arg(long)]
+        local: bool,
     },
     /// Show or clear a session's taint.
     Taint {
@@ -172,6 +176,10 @@ enum Command {
         /// The admin socket (default: serve.admin_socket, else <state dir>/admin.sock).
         #[arg(long, value_name = "PATH")]
         admin_socket: Option<PathBuf>,
+        /// Say whether the store (`[serve] store`) is reachable and its
+        /// schema migrated, then exit: 0 when it is ready.
+        #[arg(long)]
+        check_store: bool,
     },
     /// The daemon's sessions: create one (and its token), list, set taint.
     Session {
@@ -560,11 +568,15 @@ pub fn run() -> ExitCode {
         Command::Serve {
             listen,
             admin_socket,
+            check_store,
         } => {
             let (source, config) = match crate::commands::load_config(config_flag.as_deref()) {
                 Ok(c) => c,
                 Err(code) => return code,
             };
+            if check_store {
+                return crate::serve::check_store(&config);
+            }
             crate::serve::run(
                 config,
                 source.path().map(std::path::Path::to_path_buf),
@@ -667,6 +679,7 @@ pub fn run() -> ExitCode {
             since,
             limit,
             json,
+            local,
         } => crate::commands::audit(
             config_flag.as_deref(),
             bashgate::audit::Filter {
@@ -680,6 +693,7 @@ pub fn run() -> ExitCode {
             },
             since,
             json,
+            local,
         ),
         Command::Taint { action } => match action {
             TaintAction::Show { session, json } => {

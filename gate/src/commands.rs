@@ -163,6 +163,7 @@ pub fn audit(
     mut filter: Filter,
     since: Option<String>,
     json: bool,
+    local: bool,
 ) -> ExitCode {
     let (_, c) = match load_config(flag) {
         Ok(x) => x,
@@ -177,12 +178,20 @@ pub fn audit(
             }
         }
     }
-    let path = c
-        .audit
-        .path
-        .clone()
-        .unwrap_or_else(|| c.state_dir().join("audit.db"));
-    let rows = match Audit::new(path).query(&filter) {
+    // A fleet's daemons audit into their shared store.
+    let engine = match bashgate::store::Engine::of(&c) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("bashgate audit: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let rows = if engine.is_postgres() && !local {
+        engine.open().and_then(|s| s.query_audit(&filter))
+    } else {
+        Audit::new(c.audit_path()).query(&filter)
+    };
+    let rows = match rows {
         Ok(r) => r,
         Err(e) => {
             eprintln!("bashgate audit: {e}");

@@ -454,6 +454,19 @@ pub struct ServeConfig {
     /// The daemon's database (sessions, taint, approvals). Default:
     /// `<state dir>/daemon.db`.
     pub database: Option<PathBuf>,
+    /// Where the daemon keeps its state: "sqlite" (the default: `database`
+    /// and the audit database) or `postgres://USER@HOST:PORT/DATABASE` for
+    /// a fleet of daemons that act as one gate. Never put the password
+    /// here: see `store_password_file` and `store_password_env`.
+    pub store: Option<String>,
+    /// A file holding the PostgreSQL password (its first line).
+    pub store_password_file: Option<PathBuf>,
+    /// An environment variable holding the PostgreSQL password. Default:
+    /// `BASHGATE_STORE_PASSWORD`, when set.
+    pub store_password_env: Option<String>,
+    /// The longest one store operation may take before the request is
+    /// answered as an error (and the client follows `on_error`).
+    pub store_timeout_ms: u64,
     /// A pending approval not answered within this many seconds is denied.
     pub approval_timeout_s: u64,
     /// POST a JSON notification of each pending approval to this URL.
@@ -469,6 +482,10 @@ impl Default for ServeConfig {
             listen: None,
             admin_socket: None,
             database: None,
+            store: None,
+            store_password_file: None,
+            store_password_env: None,
+            store_timeout_ms: 2_000,
             approval_timeout_s: 300,
             webhook_url: None,
             webhook_timeout_ms: 5_000,
@@ -820,6 +837,15 @@ fn validate(c: &Config) -> Result<(), (String, String)> {
             "serve.max_body_bytes".into(),
             "must be at least 1024".into(),
         ));
+    }
+    if c.serve.store_timeout_ms < 100 {
+        return Err((
+            "serve.store_timeout_ms".into(),
+            "must be at least 100 (milliseconds)".into(),
+        ));
+    }
+    if let Err(e) = crate::store::Engine::of(c) {
+        return Err(("serve.store".into(), e));
     }
     if c.serve.webhook_timeout_ms == 0 {
         return Err((

@@ -37,6 +37,7 @@ pub mod rules;
 pub mod secret_paths;
 pub mod secrets;
 pub mod services;
+pub mod store;
 pub mod taint;
 
 pub use call::ToolCall;

@@ -42,6 +42,19 @@ impl Daemon {
     /// Starts a daemon whose configuration holds `config`; the container
     /// side's configuration holds `container_config`.
     pub fn start(config: &str, container_config: &str, listen: Listen) -> Daemon {
+        match default_store() {
+            Some(url) => Daemon::start_on(&url, config, container_config, listen),
+            None => Daemon::start_with(config, container_config, listen),
+        }
+    }
+
+    /// Starts a daemon whose state is in the PostgreSQL database at `url`
+    /// (several daemons started on one url act as one gate).
+    pub fn start_on(url: &str, config: &str, container_config: &str, listen: Listen) -> Daemon {
+        Daemon::start_with(&with_store(config, url), container_config, listen)
+    }
+
+    fn start_with(config: &str, container_config: &str, listen: Listen) -> Daemon {
         let sandbox = Sandbox::with_config(config);
         let dir = sandbox.dir.path().to_path_buf();
         let listen = match listen {
@@ -278,6 +291,26 @@ impl Hook {
             json: serde_json::from_str(stdout.trim()).unwrap_or(Value::Null),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         }
+    }
+}
+
+/// The store this test binary's daemons use: the end-to-end suite compiled
+/// a second time as `daemon_e2e_postgres` runs on PostgreSQL (a fresh
+/// database for each daemon); every other binary on SQLite.
+fn default_store() -> Option<String> {
+    let exe = std::env::current_exe().ok()?;
+    let name = exe.file_name()?.to_str()?.to_string();
+    name.starts_with("daemon_e2e_postgres")
+        .then(|| crate::postgres::PgServer::shared().database())
+}
+
+/// `config` with `[serve] store = url`.
+pub fn with_store(config: &str, url: &str) -> String {
+    let line = format!("store = \"{url}\"\n");
+    if config.contains("[serve]\n") {
+        config.replacen("[serve]\n", &format!("[serve]\n{line}"), 1)
+    } else {
+        format!("{config}\n[serve]\n{line}")
     }
 }
 

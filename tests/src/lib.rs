@@ -18,6 +18,7 @@ pub mod http;
 pub mod oracle;
 pub mod oracle_check;
 pub mod oracle_minimize;
+pub mod postgres;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -25,7 +25,7 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::store::{random_bytes, token_hash, Answered};
+use bashgate::store::{random_bytes, token_hash, Answered};
 use super::{blocking, ApiError, ApiJson, ApiResult, App};
 use bashgate::remember;
 use bashgate::taint::{self, SessionState, Source};

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::store::Approval;
+use bashgate::store::Approval;
 use super::{ApiError, App};
 use bashgate::decision::excerpt;
 use bashgate::{remember, taint};

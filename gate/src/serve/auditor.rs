@@ -1,22 +1,36 @@
-//! The daemon's audit writer: one thread owns the audit database and
-//! writes queued records in batches (one transaction each), so concurrent
-//! checks never wait on SQLite's write lock one by one. A check's answer
-//! waits for the batch holding its record to commit (group commit), so an
-//! answered decision is on disk before the agent sees it, and a daemon
-//! killed mid-load loses no answered row. A failed write is reported on
-//! stderr and changes no decision.
+//! The daemon's audit writer: one thread writes queued records to the
+//! store in batches (one transaction each), so concurrent checks never
+//! wait on the store one by one. A check's answer waits for the batch
+//! holding its record to be durable (group commit), so a daemon killed
+//! mid-load loses no answered row.
+//!
+//! When the store cannot take a batch (PostgreSQL down, SQLite locked),
+//! the batch is appended to a local file of unsent records and synced,
+//! which is as durable as a commit; the writer sends that file first, every
+//! few seconds and before each batch, until the store takes it. Each record
+//! carries a unique id, so a batch sent twice is stored once. A failure is
+//! reported on stderr and changes no decision.
 
+use std::fs::OpenOptions;
+use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::sync::Arc;
 use std::time::Duration;
 
-use bashgate::audit::{Audit, Record};
+use serde::{Deserialize, Serialize};
+
+use bashgate::audit::{unique_id, Record};
+use bashgate::store::DaemonStore;
 
 /// At most this many records per transaction.
 const BATCH: usize = 512;
 
-/// The longest an answer waits for its record to commit.
+/// The longest an answer waits for its record to be durable.
 const COMMIT_WAIT: Duration = Duration::from_secs(10);
+
+/// How often unsent records are retried while the daemon is idle.
+const RETRY: Duration = Duration::from_secs(2);
 
 type Done = SyncSender<Result<(), String>>;
 
@@ -25,12 +39,21 @@ pub struct Auditor {
     tx: Sender<(Record, Option<Done>)>,
 }
 
+/// A line of the unsent file.
+#[derive(Serialize, Deserialize)]
+struct Unsent {
+    uid: String,
+    record: Record,
+}
+
 impl Auditor {
-    pub fn start(path: PathBuf) -> Auditor {
+    /// Starts the writer; `unsent` is the local file of records the store
+    /// has not taken yet.
+    pub fn start(store: Arc<dyn DaemonStore>, unsent: PathBuf) -> Auditor {
         let (tx, rx) = mpsc::channel();
         std::thread::Builder::new()
             .name("bashgate-audit".into())
-            .spawn(move || run(Audit::new(path), rx))
+            .spawn(move || run(Writer { store, unsent }, rx))
             .expect("the audit thread starts");
         Auditor { tx }
     }
@@ -42,8 +65,8 @@ impl Auditor {
         }
     }
 
-    /// Writes a record and returns once it is committed (or the write
-    /// failed, or took longer than `COMMIT_WAIT`: then it says so on
+    /// Writes a record and returns once it is durable (or the write failed
+    /// everywhere, or took longer than `COMMIT_WAIT`: then it says so on
     /// stderr; the decision stands).
     pub fn record_durably(&self, r: Record) {
         let (done, wait) = mpsc::sync_channel(1);
@@ -55,15 +78,109 @@ impl Auditor {
             Ok(Ok(())) => {}
             Ok(Err(e)) => eprintln!("bashgate serve: audit record not written: {e}"),
             Err(_) => eprintln!(
-                "bashgate serve: the audit record was not committed within {} s",
+                "bashgate serve: the audit record was not made durable within {} s",
                 COMMIT_WAIT.as_secs()
             ),
         }
     }
 }
 
-fn run(audit: Audit, rx: Receiver<(Record, Option<Done>)>) {
-    while let Ok(first) = rx.recv() {
+struct Writer {
+    store: Arc<dyn DaemonStore>,
+    unsent: PathBuf,
+}
+
+impl Writer {
+    /// Stores a batch, or keeps it in the unsent file.
+    fn write(&self, batch: &[(String, Record)]) -> Result<(), String> {
+        self.send_unsent();
+        let Err(e) = self.store.write_audit(batch) else {
+            return Ok(());
+        };
+        match self.keep(batch) {
+            Ok(()) => {
+                eprintln!(
+                    "bashgate serve: {} audit record(s) kept in {} until the store takes them: {e}",
+                    batch.len(),
+                    self.unsent.display()
+                );
+                Ok(())
+            }
+            Err(k) => Err(format!("{e}; and {k}")),
+        }
+    }
+
+    fn keep(&self, batch: &[(String, Record)]) -> Result<(), String> {
+        let failed = |e: std::io::Error| format!("cannot keep in {}: {e}", self.unsent.display());
+        let mut text = Vec::new();
+        for (uid, r) in batch {
+            let line = serde_json::to_vec(&Unsent {
+                uid: uid.clone(),
+                record: r.clone(),
+            })
+            .map_err(|e| e.to_string())?;
+            text.extend_from_slice(&line);
+            text.push(b'\n');
+        }
+        let mut f = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.unsent)
+            .map_err(failed)?;
+        // Another daemon on this host may share the file.
+        f.lock().map_err(failed)?;
+        f.write_all(&text).map_err(failed)?;
+        f.sync_data().map_err(failed)
+    }
+
+    /// Sends the unsent file to the store; empties it once taken.
+    fn send_unsent(&self) {
+        let Ok(mut f) = OpenOptions::new().read(true).write(true).open(&self.unsent) else {
+            return;
+        };
+        if f.metadata().map(|m| m.len()).unwrap_or(0) == 0 || f.lock().is_err() {
+            return;
+        }
+        let mut text = String::new();
+        if f.read_to_string(&mut text).is_err() || text.is_empty() {
+            return;
+        }
+        // A line torn by a crash mid-append is skipped: its answer never
+        // left, since answers wait for the sync.
+        let rows: Vec<(String, Record)> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Unsent>(l).ok())
+            .map(|u| (u.uid, u.record))
+            .collect();
+        for chunk in rows.chunks(BATCH) {
+            if self.store.write_audit(chunk).is_err() {
+                return;
+            }
+        }
+        // Held under the lock, so nothing was appended since the read.
+        match f.set_len(0).and_then(|()| f.sync_data()) {
+            Ok(()) => eprintln!(
+                "bashgate serve: {} kept audit record(s) sent to the store",
+                rows.len()
+            ),
+            Err(e) => eprintln!(
+                "bashgate serve: cannot empty {} (its records are stored; sending them again is harmless): {e}",
+                self.unsent.display()
+            ),
+        }
+    }
+}
+
+fn run(w: Writer, rx: Receiver<(Record, Option<Done>)>) {
+    loop {
+        let first = match rx.recv_timeout(RETRY) {
+            Ok(r) => r,
+            Err(RecvTimeoutError::Timeout) => {
+                w.send_unsent();
+                continue;
+            }
+            Err(RecvTimeoutError::Disconnected) => return,
+        };
         let mut batch = vec![first];
         while batch.len() < BATCH {
             match rx.try_recv() {
@@ -71,16 +188,19 @@ fn run(audit: Audit, rx: Receiver<(Record, Option<Done>)>) {
                 Err(_) => break,
             }
         }
-        let (records, waiters): (Vec<Record>, Vec<Option<Done>>) = batch.into_iter().unzip();
-        let result = audit.write_all(&records);
+        let (records, waiters): (Vec<(String, Record)>, Vec<Option<Done>>) = batch
+            .into_iter()
+            .map(|(r, d)| ((unique_id(), r), d))
+            .unzip();
+        let result = w.write(&records);
         if let Err(e) = &result {
             eprintln!(
                 "bashgate serve: {} audit record(s) not written: {e}",
                 records.len()
             );
         }
-        for w in waiters.into_iter().flatten() {
-            let _ = w.send(result.clone());
+        for d in waiters.into_iter().flatten() {
+            let _ = d.send(result.clone());
         }
     }
 }

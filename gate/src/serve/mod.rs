@@ -7,9 +7,10 @@
 //! - the admin API (`admin`), on a unix socket only its owner can open,
 //!   never mounted into containers: sessions, taint, approvals.
 //!
-//! All state (sessions, taint, approvals) lives in the daemon's SQLite
-//! database (`store`), decisions go to the audit log, and a restart loses
-//! nothing: a client waiting for an approval reconnects and asks again.
+//! All state (sessions, taint, approvals, the daemon's audit) lives in the
+//! store (`bashgate::store`): SQLite on one machine, or PostgreSQL shared by
+//! a fleet of daemons that act as one gate. A restart loses nothing: a
+//! client waiting for an approval reconnects and asks again.
 
 mod admin;
 mod api;
@@ -17,7 +18,6 @@ mod approvals;
 mod auditor;
 mod fairness;
 mod listen;
-pub mod store;
 mod webhook;
 
 use std::path::{Path, PathBuf};
@@ -37,7 +37,7 @@ use tokio::sync::watch;
 
 use bashgate::config::Config;
 use bashgate::endpoint::Target;
-use store::Db;
+use bashgate::store::{DaemonStore, Engine};
 
 /// Counters the admin API reports (since the daemon started).
 #[derive(Default)]
@@ -64,7 +64,7 @@ impl Stats {
 pub struct App {
     pub config: Config,
     pub config_file: Option<PathBuf>,
-    pub db: Arc<Db>,
+    pub db: Arc<dyn DaemonStore>,
     pub audit: Option<auditor::Auditor>,
     pub approval_timeout: Duration,
     /// Bumped whenever an approval changes state; long polls wait on it.
@@ -174,7 +174,16 @@ pub fn run(config: Config, config_file: Option<PathBuf>, flags: Flags) -> ExitCo
             return ExitCode::from(1);
         }
     };
-    match rt.block_on(serve(config, config_file, flags)) {
+    // Opened before the runtime runs: the store may block (PostgreSQL
+    // connects and migrates on a runtime of its own).
+    let db = match Engine::of(&config).and_then(|e| e.open()) {
+        Ok(db) => db,
+        Err(e) => {
+            eprintln!("bashgate serve: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match rt.block_on(serve(config, config_file, flags, db)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("bashgate serve: {e}");
@@ -183,16 +192,18 @@ pub fn run(config: Config, config_file: Option<PathBuf>, flags: Flags) -> ExitCo
     }
 }
 
-async fn serve(config: Config, config_file: Option<PathBuf>, flags: Flags) -> Result<(), String> {
+async fn serve(
+    config: Config,
+    config_file: Option<PathBuf>,
+    flags: Flags,
+    db: Arc<dyn DaemonStore>,
+) -> Result<(), String> {
     let listen = flags.listen.unwrap_or_else(|| config.listen());
     let target = Target::parse_listen(&listen).map_err(|e| format!("--listen: {e}"))?;
     let admin_path = flags.admin_socket.unwrap_or_else(|| config.admin_socket());
-    let db_path = config.database();
-    let db = Arc::new(Db::open(&db_path)?);
-    let audit = config
-        .audit
-        .enabled
-        .then(|| auditor::Auditor::start(config.audit_path()));
+    let audit = config.audit.enabled.then(|| {
+        auditor::Auditor::start(db.clone(), config.state_dir().join("daemon-audit.unsent"))
+    });
     let webhook = match &config.serve.webhook_url {
         Some(url) => Some(webhook::Webhook::new(
             url,
@@ -213,13 +224,22 @@ async fn serve(config: Config, config_file: Option<PathBuf>, flags: Flags) -> Re
         webhook,
     });
 
+    // Approvals changed through another daemon on the same store wake the
+    // long polls here at once.
+    let weak = Arc::downgrade(&app);
+    app.db.watch(Arc::new(move || {
+        if let Some(app) = weak.upgrade() {
+            app.changed();
+        }
+    }))?;
+
     let admin_listener = listen::admin(&admin_path)?;
     let container = listen::container(&target).await?;
     println!(
-        "bashgate serve: container API on {}; admin API on unix:{}; database {}",
+        "bashgate serve: container API on {}; admin API on unix:{}; store {}",
         container.describe(),
         admin_path.display(),
-        db_path.display()
+        app.db.describe()
     );
     eprintln!(
         "bashgate serve: pending approvals time out after {} s; create a container's token with `bashgate session create NAME`",
@@ -239,6 +259,21 @@ async fn serve(config: Config, config_file: Option<PathBuf>, flags: Flags) -> Re
     tokio::spawn(listen::serve(admin_listener, admin_router));
     container.serve(api_router).await;
     Err("the container API stopped".into())
+}
+
+/// `bashgate serve --check-store`: whether the store the configuration
+/// names is reachable and its schema current; changes nothing.
+pub fn check_store(config: &Config) -> ExitCode {
+    match Engine::of(config).and_then(|e| e.check()) {
+        Ok(line) => {
+            println!("store {line}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("bashgate serve: the store is not ready: {e}");
+            ExitCode::from(1)
+        }
+    }
 }
 
 /// On SIGTERM or SIGINT: remove the sockets and exit. Every state change is

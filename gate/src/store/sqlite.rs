@@ -1,18 +1,17 @@
-//! The daemon's database: sessions (name, token hash, taint state) and
-//! approvals, in SQLite (WAL, synchronous=FULL: a committed approval or
-//! taint survives a crash of the daemon). Every change is one transaction.
-//! Connections are pooled; every call blocks, so async code runs it on the
-//! blocking pool.
+//! The daemon's state in SQLite, for one machine: sessions and approvals
+//! in the daemon's database (WAL, synchronous=FULL: a committed approval or
+//! taint survives a crash of the daemon), its audit in the audit database.
+//! Every change is one transaction. Connections are pooled.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
-use serde::Serialize;
-use sha2::{Digest, Sha256};
 
-use bashgate::taint::{self, SessionState, SessionStore, Source, StateError, Taint};
+use super::{parse_state, short_id, state_text, Answered, Approval, DaemonStore, OnChange, SessionRow};
+use crate::audit::{Audit, Filter, Record};
+use crate::taint::{self, SessionState};
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS sessions (
@@ -40,68 +39,12 @@ CREATE INDEX IF NOT EXISTS approvals_by_status ON approvals (status, expires_ms)
 /// At most this many idle connections are kept.
 const POOL: usize = 16;
 
-pub struct Db {
+pub struct SqliteStore {
     path: PathBuf,
     pool: Mutex<Vec<Connection>>,
-}
-
-/// A pending or answered approval.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Approval {
-    pub id: String,
-    pub session: String,
-    pub tool: String,
-    pub command: Option<String>,
-    pub cwd: Option<String>,
-    /// Why the gate asked.
-    pub reason: String,
-    pub created_ms: i64,
-    pub expires_ms: i64,
-    /// pending, approved, denied or expired.
-    pub status: String,
-    pub answered_ms: Option<i64>,
-    /// The person's note, if any.
-    pub answer: Option<String>,
-}
-
-/// A session as the admin API lists it.
-#[derive(Debug, Clone, Serialize)]
-pub struct SessionRow {
-    pub name: String,
-    pub created_ms: i64,
-    pub taint: Taint,
-    pub sources: Vec<Source>,
-}
-
-/// The outcome of answering an approval.
-pub enum Answered {
-    Done(Approval),
-    NotFound,
-    /// Already answered or expired.
-    Closed(Approval),
-}
-
-pub fn token_hash(token: &str) -> String {
-    taint::hex(&Sha256::digest(token.as_bytes()))
-}
-
-/// `n` bytes from the system's random source.
-pub fn random_bytes(n: usize) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let mut buf = vec![0u8; n];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut buf))
-        .map_err(|e| format!("cannot read /dev/urandom: {e}"))?;
-    Ok(buf)
-}
-
-/// A short approval id: 6 characters a person can type (no 0/o, 1/l).
-pub fn short_id() -> Result<String, String> {
-    const ALPHABET: &[u8] = b"23456789abcdefghijkmnpqrstuvwxyz";
-    Ok(random_bytes(6)?
-        .iter()
-        .map(|b| ALPHABET[(*b as usize) % ALPHABET.len()] as char)
-        .collect())
+    /// The daemon's audit records go to the audit database, beside the
+    /// hooks' own.
+    audit: Audit,
 }
 
 fn err(path: &Path) -> impl Fn(rusqlite::Error) -> String + '_ {
@@ -111,7 +54,7 @@ fn err(path: &Path) -> impl Fn(rusqlite::Error) -> String + '_ {
 /// An approval row; a pending one past its expiry reads as expired even
 /// before the sweeper has marked it.
 fn approval(r: &rusqlite::Row) -> rusqlite::Result<Approval> {
-    let mut a = Approval {
+    Ok(Approval {
         id: r.get(0)?,
         session: r.get(1)?,
         tool: r.get(2)?,
@@ -123,18 +66,15 @@ fn approval(r: &rusqlite::Row) -> rusqlite::Result<Approval> {
         status: r.get(8)?,
         answered_ms: r.get(9)?,
         answer: r.get(10)?,
-    };
-    if a.status == "pending" && a.expires_ms <= taint::now_ms() as i64 {
-        a.status = "expired".into();
     }
-    Ok(a)
+    .settle())
 }
 
 const APPROVAL_COLS: &str =
     "id, session, tool, command, cwd, reason, created_ms, expires_ms, status, answered_ms, answer";
 
-impl Db {
-    pub fn open(path: &Path) -> Result<Db, String> {
+impl SqliteStore {
+    pub fn open(path: &Path, audit: PathBuf) -> Result<SqliteStore, String> {
         if let Some(dir) = path.parent().filter(|d| !d.exists()) {
             // Owner-only: it holds taint, approvals and (by default) the
             // admin socket.
@@ -145,9 +85,10 @@ impl Db {
                 .create(dir)
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         }
-        let db = Db {
+        let db = SqliteStore {
             path: path.to_path_buf(),
             pool: Mutex::new(Vec::new()),
+            audit: Audit::new(audit),
         };
         let c = db.connect()?;
         c.pragma_update(None, "journal_mode", "WAL")
@@ -186,9 +127,16 @@ impl Db {
         out
     }
 
+}
+
+impl DaemonStore for SqliteStore {
+    fn describe(&self) -> String {
+        format!("sqlite:{}", self.path.display())
+    }
+
     /// Creates a session; `false` when the name is taken.
-    pub fn create_session(&self, name: &str, token_hash: &str) -> Result<bool, String> {
-        let state = serde_json::to_string(&SessionState::default()).unwrap_or_default();
+    fn create_session(&self, name: &str, token_hash: &str) -> Result<bool, String> {
+        let state = state_text(&SessionState::default());
         self.with(|c| {
             c.execute(
                 "INSERT OR IGNORE INTO sessions (name, token_hash, created_ms, state) VALUES (?1, ?2, ?3, ?4)",
@@ -199,7 +147,7 @@ impl Db {
     }
 
     /// The session a token hash belongs to.
-    pub fn session_for(&self, token_hash: &str) -> Result<Option<String>, String> {
+    fn session_for(&self, token_hash: &str) -> Result<Option<String>, String> {
         self.with(|c| {
             c.query_row(
                 "SELECT name FROM sessions WHERE token_hash = ?1",
@@ -210,7 +158,7 @@ impl Db {
         })
     }
 
-    pub fn sessions(&self) -> Result<Vec<SessionRow>, String> {
+    fn sessions(&self) -> Result<Vec<SessionRow>, String> {
         let rows: Vec<(String, i64, String)> = self.with(|c| {
             let mut st = c.prepare("SELECT name, created_ms, state FROM sessions ORDER BY name")?;
             let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
@@ -232,7 +180,7 @@ impl Db {
 
     /// Deletes a session (its token stops working) and denies its pending
     /// approvals; `false` when there is no such session.
-    pub fn delete_session(&self, name: &str) -> Result<bool, String> {
+    fn delete_session(&self, name: &str) -> Result<bool, String> {
         let now = taint::now_ms() as i64;
         self.with(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -247,13 +195,7 @@ impl Db {
         })
     }
 
-    /// Applies `f` to a session's state in one transaction; `None` when
-    /// the session does not exist.
-    pub fn update_state<T>(
-        &self,
-        name: &str,
-        f: impl FnOnce(&mut SessionState) -> T,
-    ) -> Result<Option<T>, String> {
+    fn update(&self, name: &str, f: &mut dyn FnMut(&mut SessionState)) -> Result<bool, String> {
         self.with(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let Some(text) = tx
@@ -264,21 +206,20 @@ impl Db {
                 )
                 .optional()?
             else {
-                return Ok(None);
+                return Ok(false);
             };
             let mut state = parse_state(&text);
-            let out = f(&mut state);
-            let text = serde_json::to_string(&state).unwrap_or_default();
+            f(&mut state);
             tx.execute(
                 "UPDATE sessions SET state = ?2 WHERE name = ?1",
-                params![name, text],
+                params![name, state_text(&state)],
             )?;
             tx.commit()?;
-            Ok(Some(out))
+            Ok(true)
         })
     }
 
-    pub fn load_state(&self, name: &str) -> Result<Option<SessionState>, String> {
+    fn load_state(&self, name: &str) -> Result<Option<SessionState>, String> {
         self.with(|c| {
             c.query_row(
                 "SELECT state FROM sessions WHERE name = ?1",
@@ -291,7 +232,7 @@ impl Db {
     }
 
     /// Stores a new pending approval under a fresh short id.
-    pub fn insert_approval(&self, a: &mut Approval) -> Result<(), String> {
+    fn insert_approval(&self, a: &mut Approval) -> Result<(), String> {
         for _ in 0..16 {
             a.id = short_id()?;
             let inserted = self.with(|c| {
@@ -312,7 +253,7 @@ impl Db {
         Err("cannot find a free approval id".into())
     }
 
-    pub fn approval(&self, id: &str) -> Result<Option<Approval>, String> {
+    fn approval(&self, id: &str) -> Result<Option<Approval>, String> {
         self.with(|c| {
             c.query_row(
                 &format!("SELECT {APPROVAL_COLS} FROM approvals WHERE id = ?1"),
@@ -324,7 +265,7 @@ impl Db {
     }
 
     /// Approvals, newest first; only pending ones unless `all`.
-    pub fn approvals(&self, all: bool, limit: usize) -> Result<Vec<Approval>, String> {
+    fn approvals(&self, all: bool, limit: usize) -> Result<Vec<Approval>, String> {
         let filter = if all { "" } else { "WHERE status = 'pending'" };
         self.with(|c| {
             let mut st = c.prepare(&format!(
@@ -336,7 +277,7 @@ impl Db {
     }
 
     /// Approves or denies a pending approval that has not expired.
-    pub fn answer(&self, id: &str, approve: bool, note: Option<&str>) -> Result<Answered, String> {
+    fn answer(&self, id: &str, approve: bool, note: Option<&str>) -> Result<Answered, String> {
         let now = taint::now_ms() as i64;
         let status = if approve { "approved" } else { "denied" };
         let changed = self.with(|c| {
@@ -354,7 +295,7 @@ impl Db {
     }
 
     /// Marks pending approvals past their expiry as expired; returns them.
-    pub fn expire_due(&self) -> Result<Vec<Approval>, String> {
+    fn expire_due(&self) -> Result<Vec<Approval>, String> {
         let now = taint::now_ms() as i64;
         self.with(|c| {
             // Most sweeps find nothing: look before taking the write lock.
@@ -388,7 +329,7 @@ impl Db {
         })
     }
 
-    pub fn count_pending(&self) -> Result<i64, String> {
+    fn count_pending(&self) -> Result<i64, String> {
         self.with(|c| {
             c.query_row(
                 "SELECT COUNT(*) FROM approvals WHERE status = 'pending'",
@@ -397,42 +338,17 @@ impl Db {
             )
         })
     }
-}
 
-/// A state column that does not parse is read as fully tainted (taint is
-/// never lost by accident).
-fn parse_state(text: &str) -> SessionState {
-    serde_json::from_str(text).unwrap_or_else(|_| SessionState {
-        taint: Taint {
-            corruption: true,
-            secret: true,
-        },
-        ..Default::default()
-    })
-}
-
-/// The engine's view of the daemon's sessions.
-pub struct DbStore(pub Arc<Db>);
-
-impl SessionStore for DbStore {
-    fn load(&self, session: &str) -> Result<SessionState, StateError> {
-        match self.0.load_state(session) {
-            Ok(Some(s)) => Ok(s),
-            Ok(None) => Err(StateError::Db(format!("no session `{session}`"))),
-            Err(e) => Err(StateError::Db(e)),
-        }
+    fn write_audit(&self, records: &[(String, Record)]) -> Result<(), String> {
+        self.audit.write_with_ids(records)
     }
 
-    fn update_with(
-        &self,
-        session: &str,
-        f: Box<dyn FnOnce(&mut SessionState) + '_>,
-    ) -> Result<(), StateError> {
-        match self.0.update_state(session, f) {
-            Ok(Some(())) => Ok(()),
-            Ok(None) => Err(StateError::Db(format!("no session `{session}`"))),
-            Err(e) => Err(StateError::Db(e)),
-        }
+    fn query_audit(&self, f: &Filter) -> Result<Vec<Record>, String> {
+        self.audit.query(f)
+    }
+
+    fn watch(&self, _: OnChange) -> Result<(), String> {
+        Ok(())
     }
 }
 
@@ -441,59 +357,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sessions_and_approvals_persist() {
+    fn the_store_behaves_and_persists() {
         let t = tempfile::tempdir().unwrap();
         let path = t.path().join("d.db");
-        let db = Db::open(&path).unwrap();
-        assert!(db.create_session("a", &token_hash("tok")).unwrap());
-        assert!(!db.create_session("a", &token_hash("other")).unwrap());
-        assert_eq!(
-            db.session_for(&token_hash("tok")).unwrap().as_deref(),
-            Some("a")
-        );
-        assert_eq!(db.session_for(&token_hash("nope")).unwrap(), None);
-        db.update_state("a", |s| {
-            s.add_source(Source {
-                flag: "secret".into(),
-                tool: "t".into(),
-                detail: "d".into(),
-                at_ms: 1,
-            })
-        })
-        .unwrap()
-        .unwrap();
-        assert!(db.update_state("zz", |_| ()).unwrap().is_none());
-        let mut a = Approval {
-            id: String::new(),
-            session: "a".into(),
-            tool: "Bash".into(),
-            command: Some("curl x".into()),
-            cwd: None,
-            reason: "r".into(),
-            created_ms: 0,
-            expires_ms: i64::MAX,
-            status: "pending".into(),
-            answered_ms: None,
-            answer: None,
-        };
-        db.insert_approval(&mut a).unwrap();
-        assert_eq!(a.id.len(), 6);
+        let db = SqliteStore::open(&path, t.path().join("audit.db")).unwrap();
+        super::super::exercise(&db).unwrap();
+        assert!(db.create_session("kept", "h").unwrap());
         drop(db);
-        let db = Db::open(&path).unwrap();
-        assert!(db.load_state("a").unwrap().unwrap().taint.secret);
-        assert_eq!(db.approvals(false, 10).unwrap().len(), 1);
-        assert!(matches!(
-            db.answer(&a.id, true, None).unwrap(),
-            Answered::Done(x) if x.status == "approved"
-        ));
-        assert!(matches!(
-            db.answer(&a.id, false, None).unwrap(),
-            Answered::Closed(_)
-        ));
-        assert!(matches!(
-            db.answer("nope", true, None).unwrap(),
-            Answered::NotFound
-        ));
+        let db = SqliteStore::open(&path, t.path().join("audit.db")).unwrap();
+        assert_eq!(db.session_for("h").unwrap().as_deref(), Some("kept"));
         assert_eq!(db.count_pending().unwrap(), 0);
     }
 }

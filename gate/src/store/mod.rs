@@ -1,0 +1,426 @@
+//! The host daemon's state: sessions (name, token hash, taint and
+//! remembered answers), approvals, and the daemon's audit of decisions.
+//!
+//! One interface, two engines:
+//! - [`sqlite::SqliteStore`], the embedded default for one machine;
+//! - [`postgres::PgStore`], for a fleet: several daemons on several hosts
+//!   share one database and act as one gate (a session's taint follows it
+//!   to whichever daemon answers next, an approval can be answered through
+//!   any daemon, and the audit is one table).
+//!
+//! Every call blocks; the daemon runs them on its blocking pool. Every
+//! change is one transaction, committed before the call returns, so what
+//! the daemon has acknowledged survives a crash of the daemon or a restart
+//! of the database.
+
+pub mod postgres;
+pub mod sqlite;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::audit::{Filter, Record};
+use crate::config::Config;
+use crate::taint::{self, SessionState, SessionStore, Source, StateError, Taint};
+
+/// A pending or answered approval.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Approval {
+    pub id: String,
+    pub session: String,
+    pub tool: String,
+    pub command: Option<String>,
+    pub cwd: Option<String>,
+    /// Why the gate asked.
+    pub reason: String,
+    pub created_ms: i64,
+    pub expires_ms: i64,
+    /// pending, approved, denied or expired.
+    pub status: String,
+    pub answered_ms: Option<i64>,
+    /// The person's note, if any.
+    pub answer: Option<String>,
+}
+
+impl Approval {
+    /// A pending approval past its expiry reads as expired even before a
+    /// sweeper has marked it.
+    fn settle(mut self) -> Approval {
+        if self.status == "pending" && self.expires_ms <= taint::now_ms() as i64 {
+            self.status = "expired".into();
+        }
+        self
+    }
+}
+
+/// A session as the admin API lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionRow {
+    pub name: String,
+    pub created_ms: i64,
+    pub taint: Taint,
+    pub sources: Vec<Source>,
+}
+
+/// The outcome of answering an approval.
+pub enum Answered {
+    Done(Approval),
+    NotFound,
+    /// Already answered or expired.
+    Closed(Approval),
+}
+
+/// Called when an approval may have changed, in this process or another.
+pub type OnChange = Arc<dyn Fn() + Send + Sync>;
+
+/// The daemon's state, whichever engine holds it.
+pub trait DaemonStore: Send + Sync {
+    /// Where the state lives, for logs (no password).
+    fn describe(&self) -> String;
+
+    /// Creates a session; `false` when the name is taken.
+    fn create_session(&self, name: &str, token_hash: &str) -> Result<bool, String>;
+    /// The session a token hash belongs to.
+    fn session_for(&self, token_hash: &str) -> Result<Option<String>, String>;
+    fn sessions(&self) -> Result<Vec<SessionRow>, String>;
+    /// Deletes a session (its token stops working) and denies its pending
+    /// approvals; `false` when there is no such session.
+    fn delete_session(&self, name: &str) -> Result<bool, String>;
+    fn load_state(&self, name: &str) -> Result<Option<SessionState>, String>;
+    /// Applies `f` to a session's state in one transaction that holds the
+    /// session's row, so concurrent changes through other daemons are not
+    /// lost; `false` when the session does not exist.
+    fn update(&self, name: &str, f: &mut dyn FnMut(&mut SessionState)) -> Result<bool, String>;
+
+    /// Stores a new pending approval under a fresh short id.
+    fn insert_approval(&self, a: &mut Approval) -> Result<(), String>;
+    fn approval(&self, id: &str) -> Result<Option<Approval>, String>;
+    /// Approvals, newest first; only pending ones unless `all`.
+    fn approvals(&self, all: bool, limit: usize) -> Result<Vec<Approval>, String>;
+    /// Approves or denies a pending approval that has not expired.
+    fn answer(&self, id: &str, approve: bool, note: Option<&str>) -> Result<Answered, String>;
+    /// Marks pending approvals past their expiry as expired and returns
+    /// them; each is returned to exactly one caller, even with several
+    /// daemons sweeping.
+    fn expire_due(&self) -> Result<Vec<Approval>, String>;
+    fn count_pending(&self) -> Result<i64, String>;
+
+    /// Writes the daemon's audit records in one transaction. A record with
+    /// a `uid` already stored is skipped (a batch re-sent after a failure).
+    fn write_audit(&self, records: &[(String, Record)]) -> Result<(), String>;
+    /// Audit records matching a filter, newest first.
+    fn query_audit(&self, f: &Filter) -> Result<Vec<Record>, String>;
+
+    /// Calls `f` when another daemon changes an approval, so long polls
+    /// here wake at once (PostgreSQL: LISTEN/NOTIFY). One process on
+    /// SQLite has no other daemon to hear.
+    fn watch(&self, f: OnChange) -> Result<(), String>;
+}
+
+impl dyn DaemonStore + '_ {
+    /// Applies `f` to a session's state; `None` when there is no session.
+    pub fn update_state<T>(
+        &self,
+        name: &str,
+        f: impl FnOnce(&mut SessionState) -> T,
+    ) -> Result<Option<T>, String> {
+        let mut f = Some(f);
+        let mut out = None;
+        let found = self.update(name, &mut |s| {
+            if let Some(f) = f.take() {
+                out = Some(f(s));
+            }
+        })?;
+        Ok(if found { out } else { None })
+    }
+}
+
+/// Which engine holds the daemon's state.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Engine {
+    /// SQLite files: the daemon's database and the audit database.
+    Sqlite { database: PathBuf, audit: PathBuf },
+    /// A PostgreSQL connection string (without its password) and where
+    /// the password comes from.
+    Postgres {
+        url: String,
+        password: postgres::Password,
+        /// The longest one operation may take.
+        timeout: std::time::Duration,
+    },
+}
+
+impl Engine {
+    /// The engine the configuration names: `[serve] store`.
+    pub fn of(config: &Config) -> Result<Engine, String> {
+        match config.serve.store.as_deref().map(str::trim) {
+            None | Some("") | Some("sqlite") => Ok(Engine::Sqlite {
+                database: config.database(),
+                audit: config.audit_path(),
+            }),
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                postgres::check_url(url)?;
+                Ok(Engine::Postgres {
+                    url: url.to_string(),
+                    password: postgres::Password::of(&config.serve),
+                    timeout: std::time::Duration::from_millis(config.serve.store_timeout_ms),
+                })
+            }
+            Some(other) => Err(format!(
+                "[serve] store = `{other}`: use \"sqlite\" (the default) or a \
+                 postgres://USER@HOST:PORT/DATABASE connection string"
+            )),
+        }
+    }
+
+    /// Opens the store (PostgreSQL: connects and applies migrations).
+    pub fn open(&self) -> Result<Arc<dyn DaemonStore>, String> {
+        Ok(match self {
+            Engine::Sqlite { database, audit } => {
+                Arc::new(sqlite::SqliteStore::open(database, audit.clone())?)
+            }
+            Engine::Postgres {
+                url,
+                password,
+                timeout,
+            } => Arc::new(postgres::PgStore::open(url, password, *timeout)?),
+        })
+    }
+
+    /// Whether the store is reachable and its schema current, changing
+    /// nothing: a line saying so, or why not.
+    pub fn check(&self) -> Result<String, String> {
+        match self {
+            Engine::Sqlite { database, .. } => Ok(format!(
+                "sqlite:{} ({})",
+                database.display(),
+                if database.exists() {
+                    "exists"
+                } else {
+                    "created when the daemon starts"
+                }
+            )),
+            Engine::Postgres {
+                url,
+                password,
+                timeout,
+            } => {
+                let s = postgres::PgStore::connect_only(url, password, *timeout)?;
+                let (have, know) = s.schema_version()?;
+                let what = s.describe();
+                match have.cmp(&know) {
+                    std::cmp::Ordering::Equal => {
+                        Ok(format!("{what}: reachable, schema at version {have} (current)"))
+                    }
+                    std::cmp::Ordering::Less => Err(format!(
+                        "{what}: reachable, but its schema is at version {have} of {know}; \
+                         `bashgate serve` migrates it when it starts"
+                    )),
+                    std::cmp::Ordering::Greater => Err(format!(
+                        "{what}: its schema is at version {have}, newer than this bashgate knows ({know}); upgrade bashgate"
+                    )),
+                }
+            }
+        }
+    }
+
+    pub fn is_postgres(&self) -> bool {
+        matches!(self, Engine::Postgres { .. })
+    }
+}
+
+pub fn token_hash(token: &str) -> String {
+    taint::hex(&Sha256::digest(token.as_bytes()))
+}
+
+/// `n` bytes from the system's random source.
+pub fn random_bytes(n: usize) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let mut buf = vec![0u8; n];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut buf))
+        .map_err(|e| format!("cannot read /dev/urandom: {e}"))?;
+    Ok(buf)
+}
+
+/// A short approval id: 6 characters a person can type (no 0/o, 1/l).
+pub fn short_id() -> Result<String, String> {
+    const ALPHABET: &[u8] = b"23456789abcdefghijkmnpqrstuvwxyz";
+    Ok(random_bytes(6)?
+        .iter()
+        .map(|b| ALPHABET[(*b as usize) % ALPHABET.len()] as char)
+        .collect())
+}
+
+/// A state column that does not parse is read as fully tainted (taint is
+/// never lost by accident).
+pub(crate) fn parse_state(text: &str) -> SessionState {
+    serde_json::from_str(text).unwrap_or_else(|_| SessionState {
+        taint: Taint {
+            corruption: true,
+            secret: true,
+        },
+        ..Default::default()
+    })
+}
+
+pub(crate) fn state_text(s: &SessionState) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+/// The engine's view of the daemon's sessions.
+pub struct DaemonSessions(pub Arc<dyn DaemonStore>);
+
+impl SessionStore for DaemonSessions {
+    fn load(&self, session: &str) -> Result<SessionState, StateError> {
+        match self.0.load_state(session) {
+            Ok(Some(s)) => Ok(s),
+            Ok(None) => Err(StateError::Db(format!("no session `{session}`"))),
+            Err(e) => Err(StateError::Db(e)),
+        }
+    }
+
+    fn update_with(
+        &self,
+        session: &str,
+        f: Box<dyn FnOnce(&mut SessionState) + '_>,
+    ) -> Result<(), StateError> {
+        match self.0.update_state(session, f) {
+            Ok(Some(())) => Ok(()),
+            Ok(None) => Err(StateError::Db(format!("no session `{session}`"))),
+            Err(e) => Err(StateError::Db(e)),
+        }
+    }
+}
+
+/// The same behaviour, asserted against any engine: the SQLite unit test
+/// runs it, and the PostgreSQL end-to-end tests run it on a real server.
+pub fn exercise(store: &dyn DaemonStore) -> Result<(), String> {
+    let check = |ok: bool, what: &str| {
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("store check failed: {what}"))
+        }
+    };
+    let name = format!("x-{}", taint::hex(&random_bytes(4)?));
+    let tok = token_hash(&name);
+    check(store.create_session(&name, &tok)?, "a new session is created")?;
+    check(
+        !store.create_session(&name, &token_hash("other"))?,
+        "a taken name is refused",
+    )?;
+    check(
+        store.session_for(&tok)?.as_deref() == Some(name.as_str()),
+        "the token finds its session",
+    )?;
+    check(
+        store.session_for(&token_hash("nope"))?.is_none(),
+        "an unknown token finds nothing",
+    )?;
+    let added = store.update_state(&name, |s| {
+        s.add_source(Source {
+            flag: "secret".into(),
+            tool: "t".into(),
+            detail: "d".into(),
+            at_ms: 1,
+        })
+    })?;
+    check(added.is_some(), "a session's state is updated")?;
+    check(
+        store.update_state("no-such-session", |_| ())?.is_none(),
+        "a missing session is not updated",
+    )?;
+    check(
+        store.load_state(&name)?.is_some_and(|s| s.taint.secret),
+        "taint is kept",
+    )?;
+    let mut a = Approval {
+        id: String::new(),
+        session: name.clone(),
+        tool: "Bash".into(),
+        command: Some("curl x".into()),
+        cwd: None,
+        reason: "r".into(),
+        created_ms: taint::now_ms() as i64,
+        expires_ms: i64::MAX,
+        status: "pending".into(),
+        answered_ms: None,
+        answer: None,
+    };
+    store.insert_approval(&mut a)?;
+    check(a.id.len() == 6, "an approval gets a short id")?;
+    check(
+        store.approval(&a.id)?.as_ref() == Some(&a),
+        "an approval reads back as stored",
+    )?;
+    check(
+        store.approvals(false, 1000)?.iter().any(|x| x.id == a.id),
+        "a pending approval is listed",
+    )?;
+    check(
+        matches!(store.answer(&a.id, true, Some("ok"))?, Answered::Done(x) if x.status == "approved" && x.answer.as_deref() == Some("ok")),
+        "an approval is answered",
+    )?;
+    check(
+        matches!(store.answer(&a.id, false, None)?, Answered::Closed(_)),
+        "an answered approval stays answered",
+    )?;
+    check(
+        matches!(store.answer("nope22", true, None)?, Answered::NotFound),
+        "a missing approval is not found",
+    )?;
+    let mut due = a.clone();
+    due.expires_ms = taint::now_ms() as i64 - 1;
+    due.status = "pending".into();
+    store.insert_approval(&mut due)?;
+    check(
+        store.approval(&due.id)?.is_some_and(|x| x.status == "expired"),
+        "an approval past its expiry reads as expired",
+    )?;
+    check(
+        store.expire_due()?.iter().any(|x| x.id == due.id),
+        "the sweep expires it",
+    )?;
+    check(
+        !store.expire_due()?.iter().any(|x| x.id == due.id),
+        "and only once",
+    )?;
+    let mut held = a.clone();
+    held.status = "pending".into();
+    store.insert_approval(&mut held)?;
+    check(store.delete_session(&name)?, "a session is deleted")?;
+    check(
+        store.session_for(&tok)?.is_none(),
+        "a deleted session's token stops working",
+    )?;
+    check(
+        store.approval(&held.id)?.is_some_and(|x| x.status == "denied"),
+        "a deleted session's pending approvals are denied",
+    )?;
+    let r = Record {
+        time: "t".into(),
+        unix_ms: 7,
+        session: name.clone(),
+        event: "daemon-check".into(),
+        tool: "Bash".into(),
+        command: Some("ls".into()),
+        layer: "verdict".into(),
+        decision: "allow".into(),
+        reason: "r".into(),
+        ..Default::default()
+    };
+    let uid = format!("{name}-1");
+    store.write_audit(&[(uid.clone(), r.clone())])?;
+    store.write_audit(&[(uid, r.clone())])?;
+    let rows = store.query_audit(&Filter {
+        session: Some(name.clone()),
+        limit: 10,
+        ..Default::default()
+    })?;
+    check(rows == vec![r], "an audit row re-sent is stored once")?;
+    Ok(())
+}

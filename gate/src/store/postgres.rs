@@ -1,0 +1,756 @@
+//! The daemon's state in PostgreSQL, for a fleet: every daemon pointed at
+//! the same database reads and writes the same sessions, approvals and
+//! audit, so no host is special.
+//!
+//! - Each operation is one statement or one transaction, bounded by
+//!   `[serve] store_timeout_ms`; a connection that failed or timed out is
+//!   dropped, and the next operation connects afresh (the daemon reconnects
+//!   by itself after the database restarts).
+//! - A session's state is changed under `SELECT … FOR UPDATE`, so taint
+//!   added through two daemons at once is never lost.
+//! - A change to an approval is announced with `NOTIFY bashgate_approvals`;
+//!   each daemon LISTENs and wakes its long polls at once.
+//! - The schema is [`MIGRATIONS`], applied in order under an advisory lock
+//!   (daemons starting together migrate once); `bashgate_schema` records
+//!   how many are applied.
+//!
+//! The connections are driven by a small runtime of the store's own, so
+//! the store works the same from the daemon's blocking pool and from a
+//! command-line process that has no runtime.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio::runtime::Runtime;
+use tokio_postgres::{AsyncMessage, Client, Config as PgConfig, NoTls, Row};
+
+use super::{
+    parse_state, short_id, state_text, Answered, Approval, DaemonStore, OnChange, SessionRow,
+};
+use crate::audit::{Filter, Record};
+use crate::config::ServeConfig;
+use crate::taint::{self, SessionState};
+
+/// The schema's migrations, in order; append, never edit. The schema is
+/// described in docs/containers.md (Fleets).
+pub const MIGRATIONS: &[&str] = &["
+CREATE TABLE sessions (
+    name        TEXT PRIMARY KEY,
+    token_hash  TEXT NOT NULL UNIQUE,
+    created_ms  BIGINT NOT NULL,
+    state       TEXT NOT NULL
+);
+CREATE TABLE approvals (
+    id          TEXT PRIMARY KEY,
+    session     TEXT NOT NULL,
+    tool        TEXT NOT NULL,
+    command     TEXT,
+    cwd         TEXT,
+    reason      TEXT NOT NULL,
+    created_ms  BIGINT NOT NULL,
+    expires_ms  BIGINT NOT NULL,
+    status      TEXT NOT NULL,
+    answered_ms BIGINT,
+    answer      TEXT
+);
+CREATE INDEX approvals_by_status ON approvals (status, expires_ms);
+CREATE TABLE decisions (
+    id         BIGSERIAL PRIMARY KEY,
+    uid        TEXT NOT NULL UNIQUE,
+    time       TEXT NOT NULL,
+    unix_ms    BIGINT NOT NULL,
+    session    TEXT NOT NULL,
+    event      TEXT NOT NULL,
+    tool       TEXT NOT NULL,
+    command    TEXT,
+    cwd        TEXT,
+    verdict    TEXT,
+    findings   TEXT,
+    corruption BOOLEAN,
+    secret     BOOLEAN,
+    layer      TEXT NOT NULL,
+    rule       TEXT,
+    decision   TEXT NOT NULL,
+    reason     TEXT NOT NULL
+);
+CREATE INDEX decisions_by_session ON decisions (session, id);
+"];
+
+/// The channel approval changes are announced on.
+const CHANNEL: &str = "bashgate_approvals";
+
+/// The advisory lock key migrations hold ("bashgate" in ASCII).
+const MIGRATION_LOCK: i64 = 0x6261_7368_6761_7465;
+
+/// At most this many idle connections are kept.
+const POOL: usize = 8;
+
+/// Where the password comes from; never the configuration's text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Password {
+    None,
+    File(PathBuf),
+    Env(String),
+}
+
+impl Password {
+    pub fn of(serve: &ServeConfig) -> Password {
+        if let Some(f) = &serve.store_password_file {
+            return Password::File(f.clone());
+        }
+        match &serve.store_password_env {
+            Some(v) => Password::Env(v.clone()),
+            None if std::env::var_os("BASHGATE_STORE_PASSWORD").is_some() => {
+                Password::Env("BASHGATE_STORE_PASSWORD".into())
+            }
+            None => Password::None,
+        }
+    }
+
+    fn read(&self) -> Result<Option<String>, String> {
+        match self {
+            Password::None => Ok(None),
+            Password::File(p) => std::fs::read_to_string(p)
+                .map(|t| Some(t.lines().next().unwrap_or("").to_string()))
+                .map_err(|e| format!("cannot read the store password file {}: {e}", p.display())),
+            Password::Env(v) => std::env::var(v)
+                .map(Some)
+                .map_err(|_| format!("the store password variable {v} is not set")),
+        }
+    }
+}
+
+/// A connection string the store accepts: it parses, and carries no
+/// password (configuration files are read by many and copied around).
+pub fn check_url(url: &str) -> Result<PgConfig, String> {
+    let cfg = PgConfig::from_str(url)
+        .map_err(|e| format!("[serve] store is not a PostgreSQL connection string: {e}"))?;
+    if cfg.get_password().is_some() {
+        return Err("[serve] store holds a password: take it out, and put it in a file named by \
+             store_password_file or a variable named by store_password_env"
+            .into());
+    }
+    Ok(cfg)
+}
+
+/// The connection string without user information, for logs.
+fn describe(cfg: &PgConfig) -> String {
+    let hosts: Vec<String> = cfg
+        .get_hosts()
+        .iter()
+        .zip(cfg.get_ports().iter().chain(std::iter::repeat(&5432)))
+        .map(|(h, p)| match h {
+            tokio_postgres::config::Host::Tcp(h) => format!("{h}:{p}"),
+            tokio_postgres::config::Host::Unix(d) => format!("{}:{p}", d.display()),
+        })
+        .collect();
+    format!(
+        "postgres://{}/{}",
+        hosts.join(","),
+        cfg.get_dbname().unwrap_or("")
+    )
+}
+
+/// PostgreSQL's text type cannot hold NUL; a command could. Replaced by
+/// U+FFFD, so the row is still written (and says something was there).
+fn text(s: &str) -> String {
+    s.replace('\0', "\u{FFFD}")
+}
+
+fn opt_text(s: &Option<String>) -> Option<String> {
+    s.as_deref().map(text)
+}
+
+pub struct PgStore {
+    cfg: PgConfig,
+    describe: String,
+    timeout: Duration,
+    pool: Mutex<Vec<Client>>,
+    /// Taken on drop (a runtime must not be dropped inside another's
+    /// async context, where the daemon may drop the store).
+    rt: Option<Runtime>,
+}
+
+impl Drop for PgStore {
+    fn drop(&mut self) {
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+const APPROVAL_COLS: &str =
+    "id, session, tool, command, cwd, reason, created_ms, expires_ms, status, answered_ms, answer";
+
+fn approval(r: &Row) -> Approval {
+    Approval {
+        id: r.get(0),
+        session: r.get(1),
+        tool: r.get(2),
+        command: r.get(3),
+        cwd: r.get(4),
+        reason: r.get(5),
+        created_ms: r.get(6),
+        expires_ms: r.get(7),
+        status: r.get(8),
+        answered_ms: r.get(9),
+        answer: r.get(10),
+    }
+    .settle()
+}
+
+type PgResult<T> = Result<T, tokio_postgres::Error>;
+
+impl PgStore {
+    /// Connects, applies the migrations this binary knows, and returns the
+    /// store. The password is read now.
+    pub fn open(url: &str, password: &Password, timeout: Duration) -> Result<PgStore, String> {
+        let store = Self::connect_only(url, password, timeout)?;
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// The store without touching its schema; nothing is sent until the
+    /// first operation.
+    pub fn connect_only(url: &str, password: &Password, timeout: Duration) -> Result<PgStore, String> {
+        let mut cfg = check_url(url)?;
+        if let Some(p) = password.read()? {
+            cfg.password(p);
+        }
+        if cfg.get_connect_timeout().is_none() {
+            cfg.connect_timeout(timeout);
+        }
+        if cfg.get_application_name().is_none() {
+            cfg.application_name("bashgate");
+        }
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("bashgate-store")
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the store's runtime: {e}"))?;
+        let store = PgStore {
+            describe: describe(&cfg),
+            cfg,
+            timeout,
+            pool: Mutex::new(Vec::new()),
+            rt: Some(rt),
+        };
+        Ok(store)
+    }
+
+    /// The schema version this database is at and the one this binary
+    /// knows, without changing anything (`serve --check-store`).
+    pub fn schema_version(&self) -> Result<(i64, i64), String> {
+        let v = self.run(async |c| {
+            let exists: bool = c
+                .query_one("SELECT to_regclass('bashgate_schema') IS NOT NULL", &[])
+                .await?
+                .get(0);
+            if !exists {
+                return Ok(0);
+            }
+            let v: Option<i64> = c
+                .query_one("SELECT max(version)::BIGINT FROM bashgate_schema", &[])
+                .await?
+                .get(0);
+            Ok(v.unwrap_or(0))
+        })?;
+        Ok((v, MIGRATIONS.len() as i64))
+    }
+
+    fn migrate(&self) -> Result<(), String> {
+        self.run(async |c| {
+            let tx = c.transaction().await?;
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+                .await?;
+            tx.batch_execute(
+                "CREATE TABLE IF NOT EXISTS bashgate_schema (
+                    version    BIGINT PRIMARY KEY,
+                    applied_ms BIGINT NOT NULL
+                 )",
+            )
+            .await?;
+            let done: Option<i64> = tx
+                .query_one("SELECT max(version)::BIGINT FROM bashgate_schema", &[])
+                .await?
+                .get(0);
+            let done = done.unwrap_or(0);
+            for (i, m) in MIGRATIONS.iter().enumerate().skip(done.max(0) as usize) {
+                tx.batch_execute(m).await?;
+                tx.execute(
+                    "INSERT INTO bashgate_schema (version, applied_ms) VALUES ($1, $2)",
+                    &[&(i as i64 + 1), &(taint::now_ms() as i64)],
+                )
+                .await?;
+            }
+            tx.commit().await
+        })
+        .map_err(|e| format!("cannot migrate the store's schema: {e}"))?;
+        let (have, know) = self.schema_version()?;
+        if have > know {
+            return Err(format!(
+                "the store's schema is at version {have}, newer than this bashgate knows ({know}); \
+                 upgrade bashgate on this host"
+            ));
+        }
+        Ok(())
+    }
+
+    async fn connect(cfg: &PgConfig) -> PgResult<Client> {
+        let (client, conn) = cfg.connect(NoTls).await?;
+        tokio::spawn(async move {
+            // Ends when the client is dropped or the connection breaks;
+            // a broken one is noticed by the next query on the client.
+            let _ = conn.await;
+        });
+        Ok(client)
+    }
+
+    /// Runs `f` on a pooled connection within the store's deadline. A
+    /// connection that failed or timed out is not put back.
+    fn run<T>(&self, f: impl AsyncFnOnce(&mut Client) -> PgResult<T>) -> Result<T, String> {
+        let pooled = self.pool.lock().ok().and_then(|mut p| {
+            while let Some(c) = p.pop() {
+                if !c.is_closed() {
+                    return Some(c);
+                }
+            }
+            None
+        });
+        let cfg = &self.cfg;
+        let deadline = self.timeout;
+        let out = self.rt().block_on(async move {
+            let work = async move {
+                let mut c = match pooled {
+                    Some(c) => c,
+                    None => Self::connect(cfg).await?,
+                };
+                let r = f(&mut c).await;
+                Ok::<_, tokio_postgres::Error>((c, r))
+            };
+            tokio::time::timeout(deadline, work).await
+        });
+        match out {
+            Ok(Ok((c, Ok(v)))) => {
+                self.put(c);
+                Ok(v)
+            }
+            Ok(Ok((c, Err(e)))) => {
+                // A statement's error (a constraint, say) leaves a usable
+                // connection; a broken connection is closed.
+                if !c.is_closed() {
+                    self.put(c);
+                }
+                Err(self.error(&e))
+            }
+            Ok(Err(e)) => Err(self.error(&e)),
+            Err(_) => Err(format!(
+                "{}: no answer within {} ms",
+                self.describe,
+                deadline.as_millis()
+            )),
+        }
+    }
+
+    fn rt(&self) -> &Runtime {
+        self.rt.as_ref().expect("the runtime lives until drop")
+    }
+
+    fn error(&self, e: &tokio_postgres::Error) -> String {
+        // The source holds the server's message ("connection refused").
+        match std::error::Error::source(e) {
+            Some(s) => format!("{}: {e}: {s}", self.describe),
+            None => format!("{}: {e}", self.describe),
+        }
+    }
+
+    fn put(&self, c: Client) {
+        if let Ok(mut p) = self.pool.lock() {
+            if p.len() < POOL {
+                p.push(c);
+            }
+        }
+    }
+
+    fn notify(&self) {
+        if let Err(e) = self.run(async |c| c.batch_execute(&format!("NOTIFY {CHANNEL}")).await) {
+            // The change is committed; other daemons' long polls still end
+            // at their deadline and ask again.
+            eprintln!("bashgate serve: cannot announce an approval change: {e}");
+        }
+    }
+}
+
+impl DaemonStore for PgStore {
+    fn describe(&self) -> String {
+        self.describe.clone()
+    }
+
+    fn create_session(&self, name: &str, token_hash: &str) -> Result<bool, String> {
+        let state = state_text(&SessionState::default());
+        let now = taint::now_ms() as i64;
+        self.run(async |c| {
+            c.execute(
+                "INSERT INTO sessions (name, token_hash, created_ms, state) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT DO NOTHING",
+                &[&text(name), &token_hash, &now, &state],
+            )
+            .await
+            .map(|n| n == 1)
+        })
+    }
+
+    fn session_for(&self, token_hash: &str) -> Result<Option<String>, String> {
+        self.run(async |c| {
+            c.query_opt(
+                "SELECT name FROM sessions WHERE token_hash = $1",
+                &[&token_hash],
+            )
+            .await
+            .map(|r| r.map(|r| r.get(0)))
+        })
+    }
+
+    fn sessions(&self) -> Result<Vec<SessionRow>, String> {
+        let rows: Vec<(String, i64, String)> = self.run(async |c| {
+            let rows = c
+                .query(
+                    "SELECT name, created_ms, state FROM sessions ORDER BY name",
+                    &[],
+                )
+                .await?;
+            Ok(rows
+                .iter()
+                .map(|r| (r.get(0), r.get(1), r.get(2)))
+                .collect())
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|(name, created_ms, state)| {
+                let s = parse_state(&state);
+                SessionRow {
+                    name,
+                    created_ms,
+                    taint: s.taint,
+                    sources: s.sources,
+                }
+            })
+            .collect())
+    }
+
+    fn delete_session(&self, name: &str) -> Result<bool, String> {
+        let now = taint::now_ms() as i64;
+        let deleted = self.run(async |c| {
+            let tx = c.transaction().await?;
+            let n = tx
+                .execute("DELETE FROM sessions WHERE name = $1", &[&name])
+                .await?;
+            tx.execute(
+                "UPDATE approvals SET status = 'denied', answered_ms = $2, answer = 'the session was deleted'
+                 WHERE session = $1 AND status = 'pending'",
+                &[&name, &now],
+            )
+            .await?;
+            tx.commit().await?;
+            Ok(n == 1)
+        })?;
+        self.notify();
+        Ok(deleted)
+    }
+
+    fn load_state(&self, name: &str) -> Result<Option<SessionState>, String> {
+        self.run(async |c| {
+            c.query_opt("SELECT state FROM sessions WHERE name = $1", &[&name])
+                .await
+                .map(|r| r.map(|r| parse_state(r.get(0))))
+        })
+    }
+
+    fn update(&self, name: &str, f: &mut dyn FnMut(&mut SessionState)) -> Result<bool, String> {
+        self.run(async |c| {
+            let tx = c.transaction().await?;
+            let Some(row) = tx
+                .query_opt(
+                    "SELECT state FROM sessions WHERE name = $1 FOR UPDATE",
+                    &[&name],
+                )
+                .await?
+            else {
+                return Ok(false);
+            };
+            let mut state = parse_state(row.get(0));
+            f(&mut state);
+            tx.execute(
+                "UPDATE sessions SET state = $2 WHERE name = $1",
+                &[&name, &state_text(&state)],
+            )
+            .await?;
+            tx.commit().await?;
+            Ok(true)
+        })
+    }
+
+    fn insert_approval(&self, a: &mut Approval) -> Result<(), String> {
+        for _ in 0..16 {
+            a.id = short_id()?;
+            let x = a.clone();
+            let inserted = self.run(async |c| {
+                c.execute(
+                    &format!(
+                        "INSERT INTO approvals ({APPROVAL_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                         ON CONFLICT DO NOTHING"
+                    ),
+                    &[
+                        &x.id, &text(&x.session), &text(&x.tool), &opt_text(&x.command),
+                        &opt_text(&x.cwd), &text(&x.reason), &x.created_ms, &x.expires_ms,
+                        &x.status, &x.answered_ms, &opt_text(&x.answer),
+                    ],
+                )
+                .await
+            })?;
+            if inserted == 1 {
+                // What is stored is what is returned.
+                a.command = opt_text(&a.command);
+                a.cwd = opt_text(&a.cwd);
+                self.notify();
+                return Ok(());
+            }
+        }
+        Err("cannot find a free approval id".into())
+    }
+
+    fn approval(&self, id: &str) -> Result<Option<Approval>, String> {
+        self.run(async |c| {
+            c.query_opt(
+                &format!("SELECT {APPROVAL_COLS} FROM approvals WHERE id = $1"),
+                &[&id],
+            )
+            .await
+            .map(|r| r.as_ref().map(approval))
+        })
+    }
+
+    fn approvals(&self, all: bool, limit: usize) -> Result<Vec<Approval>, String> {
+        let filter = if all { "" } else { "WHERE status = 'pending'" };
+        let limit = limit as i64;
+        self.run(async |c| {
+            let rows = c
+                .query(
+                    &format!(
+                        "SELECT {APPROVAL_COLS} FROM approvals {filter} ORDER BY created_ms DESC LIMIT $1"
+                    ),
+                    &[&limit],
+                )
+                .await?;
+            Ok(rows.iter().map(approval).collect())
+        })
+    }
+
+    fn answer(&self, id: &str, approve: bool, note: Option<&str>) -> Result<Answered, String> {
+        let now = taint::now_ms() as i64;
+        let status = if approve { "approved" } else { "denied" };
+        let note = note.map(text);
+        let changed = self.run(async |c| {
+            c.query_opt(
+                &format!(
+                    "UPDATE approvals SET status = $2, answered_ms = $3, answer = $4
+                     WHERE id = $1 AND status = 'pending' AND expires_ms > $3
+                     RETURNING {APPROVAL_COLS}"
+                ),
+                &[&id, &status, &now, &note],
+            )
+            .await
+            .map(|r| r.as_ref().map(approval))
+        })?;
+        if let Some(a) = changed {
+            self.notify();
+            return Ok(Answered::Done(a));
+        }
+        Ok(match self.approval(id)? {
+            None => Answered::NotFound,
+            Some(a) => Answered::Closed(a),
+        })
+    }
+
+    fn expire_due(&self) -> Result<Vec<Approval>, String> {
+        let now = taint::now_ms() as i64;
+        // One UPDATE … RETURNING: a row expired by another daemon's sweep
+        // in the same instant is returned to that daemon only.
+        let due = self.run(async |c| {
+            let rows = c
+                .query(
+                    &format!(
+                        "UPDATE approvals SET status = 'expired', answered_ms = $1
+                         WHERE status = 'pending' AND expires_ms <= $1
+                         RETURNING {APPROVAL_COLS}"
+                    ),
+                    &[&now],
+                )
+                .await?;
+            Ok(rows.iter().map(approval).collect::<Vec<_>>())
+        })?;
+        if !due.is_empty() {
+            self.notify();
+        }
+        Ok(due)
+    }
+
+    fn count_pending(&self) -> Result<i64, String> {
+        self.run(async |c| {
+            c.query_one(
+                "SELECT COUNT(*) FROM approvals WHERE status = 'pending'",
+                &[],
+            )
+            .await
+            .map(|r| r.get(0))
+        })
+    }
+
+    fn write_audit(&self, records: &[(String, Record)]) -> Result<(), String> {
+        self.run(async |c| {
+            let tx = c.transaction().await?;
+            let st = tx
+                .prepare(
+                    "INSERT INTO decisions (uid, time, unix_ms, session, event, tool, command, cwd,
+                        verdict, findings, corruption, secret, layer, rule, decision, reason)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+                     ON CONFLICT (uid) DO NOTHING",
+                )
+                .await?;
+            for (uid, r) in records {
+                tx.execute(
+                    &st,
+                    &[
+                        uid,
+                        &r.time,
+                        &r.unix_ms,
+                        &text(&r.session),
+                        &text(&r.event),
+                        &text(&r.tool),
+                        &opt_text(&r.command),
+                        &opt_text(&r.cwd),
+                        &r.verdict,
+                        &opt_text(&r.findings),
+                        &r.corruption,
+                        &r.secret,
+                        &r.layer,
+                        &r.rule,
+                        &r.decision,
+                        &text(&r.reason),
+                    ],
+                )
+                .await?;
+            }
+            tx.commit().await
+        })
+    }
+
+    fn query_audit(&self, f: &Filter) -> Result<Vec<Record>, String> {
+        let mut sql = String::from(
+            "SELECT time, unix_ms, session, event, tool, command, cwd, verdict, findings,
+                    corruption, secret, layer, rule, decision, reason
+             FROM decisions WHERE TRUE",
+        );
+        let mut args: Vec<Box<dyn tokio_postgres::types::ToSql + Sync + Send>> = Vec::new();
+        for (col, v) in [
+            ("session", &f.session),
+            ("tool", &f.tool),
+            ("decision", &f.decision),
+            ("layer", &f.layer),
+            ("rule", &f.rule),
+        ] {
+            if let Some(v) = v {
+                args.push(Box::new(v.clone()));
+                sql.push_str(&format!(" AND {col} = ${}", args.len()));
+            }
+        }
+        if let Some(s) = f.since_ms {
+            args.push(Box::new(s));
+            sql.push_str(&format!(" AND unix_ms >= ${}", args.len()));
+        }
+        args.push(Box::new(f.limit as i64));
+        sql.push_str(&format!(" ORDER BY id DESC LIMIT ${}", args.len()));
+        self.run(async |c| {
+            let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = args
+                .iter()
+                .map(|a| a.as_ref() as &(dyn tokio_postgres::types::ToSql + Sync))
+                .collect();
+            let rows = c.query(&sql, &params).await?;
+            Ok(rows
+                .iter()
+                .map(|r| Record {
+                    time: r.get(0),
+                    unix_ms: r.get(1),
+                    session: r.get(2),
+                    event: r.get(3),
+                    tool: r.get(4),
+                    command: r.get(5),
+                    cwd: r.get(6),
+                    verdict: r.get(7),
+                    findings: r.get(8),
+                    corruption: r.get(9),
+                    secret: r.get(10),
+                    layer: r.get(11),
+                    rule: r.get(12),
+                    decision: r.get(13),
+                    reason: r.get(14),
+                })
+                .collect())
+        })
+    }
+
+    fn watch(&self, f: OnChange) -> Result<(), String> {
+        let cfg = self.cfg.clone();
+        let describe = self.describe.clone();
+        self.rt().spawn(async move {
+            let mut said_down = false;
+            loop {
+                match listen(&cfg, &f).await {
+                    // The connection ended: reconnect.
+                    Ok(()) => said_down = false,
+                    Err(e) if !said_down => {
+                        eprintln!(
+                            "bashgate serve: not hearing other daemons' approval changes ({describe}: {e}); retrying"
+                        );
+                        said_down = true;
+                    }
+                    Err(_) => {}
+                }
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        });
+        Ok(())
+    }
+}
+
+/// LISTENs on one connection and calls `f` for each notification until the
+/// connection ends.
+async fn listen(cfg: &PgConfig, f: &OnChange) -> PgResult<()> {
+    let (client, mut conn) = cfg.connect(NoTls).await?;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let driver = tokio::spawn(async move {
+        loop {
+            match std::future::poll_fn(|cx| conn.poll_message(cx)).await {
+                Some(Ok(AsyncMessage::Notification(_))) => {
+                    if tx.send(()).is_err() {
+                        return;
+                    }
+                }
+                Some(Ok(_)) => {}
+                Some(Err(_)) | None => return,
+            }
+        }
+    });
+    client.batch_execute(&format!("LISTEN {CHANNEL}")).await?;
+    // Whatever changed while this daemon was not listening.
+    f();
+    while rx.recv().await.is_some() {
+        f();
+    }
+    driver.abort();
+    drop(client);
+    Ok(())
+}
