@@ -136,9 +136,19 @@ impl PgServer {
             std::os::unix::fs::chown(dir.path(), Some(NOBODY), Some(NOBODY)).unwrap();
         }
         let mut init = Command::new(bin.join("initdb"));
-        init.args(["-A", "trust", "-U", USER, "-E", "UTF8", "--locale=C", "--no-sync", "-D"])
-            .arg(dir.path().join("data"))
-            .current_dir(dir.path());
+        init.args([
+            "-A",
+            "trust",
+            "-U",
+            USER,
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+            "-D",
+        ])
+        .arg(dir.path().join("data"))
+        .current_dir(dir.path());
         run_as_server_user(init, "initdb");
         let s = PgServer {
             dir,
@@ -242,7 +252,18 @@ impl PgServer {
     pub fn sql(&self, db: &str, sql: &str) -> String {
         let out = Command::new(self.bin.join("psql"))
             .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", USER])
-            .args(["-d", db, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
+            .args([
+                "-d",
+                db,
+                "-X",
+                "-q",
+                "-A",
+                "-t",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-c",
+                sql,
+            ])
             .output()
             .expect("psql runs");
         assert!(

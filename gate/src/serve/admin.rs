@@ -25,9 +25,9 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
 
-use bashgate::store::{random_bytes, token_hash, Answered};
 use super::{blocking, ApiError, ApiJson, ApiResult, App};
 use bashgate::remember;
+use bashgate::store::{random_bytes, token_hash, Answered};
 use bashgate::taint::{self, SessionState, Source};
 
 pub fn router(app: Arc<App>) -> Router {

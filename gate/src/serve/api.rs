@@ -26,12 +26,12 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use bashgate::store::{token_hash, DaemonSessions};
 use super::{approvals, blocking, ApiError, ApiJson, ApiResult, App};
 use bashgate::audit::Record;
 use bashgate::call::Fence;
 use bashgate::decision::Permission;
 use bashgate::engine::{Gate, ToolCall};
+use bashgate::store::{token_hash, DaemonSessions};
 use bashgate::taint::{self, Source};
 
 pub fn router(app: Arc<App>) -> Router {
@@ -139,7 +139,8 @@ thread_local! {
 fn with_gate<T>(app: &App, f: impl FnOnce(&Gate) -> T) -> T {
     GATE.with(|cell| {
         let g = cell.get_or_init(|| {
-            let mut g = Gate::with_store(app.config.clone(), Box::new(DaemonSessions(app.db.clone())));
+            let mut g =
+                Gate::with_store(app.config.clone(), Box::new(DaemonSessions(app.db.clone())));
             g.config_file = app.config_file.clone();
             // The daemon decides for containers.
             g.runs_in = bashgate::cop::RunsIn::Container;

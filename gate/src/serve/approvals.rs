@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use bashgate::store::Approval;
 use super::{ApiError, App};
 use bashgate::decision::excerpt;
+use bashgate::store::Approval;
 use bashgate::{remember, taint};
 
 /// The longest a single long poll is held open.

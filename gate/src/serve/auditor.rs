@@ -204,3 +204,123 @@ fn run(w: Writer, rx: Receiver<(Record, Option<Done>)>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bashgate::audit::Filter;
+    use bashgate::store::sqlite::SqliteStore;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// A real SQLite store whose audit writes can be refused, as a
+    /// PostgreSQL server that is down refuses them.
+    struct Flaky {
+        inner: SqliteStore,
+        down: AtomicBool,
+    }
+
+    impl DaemonStore for Flaky {
+        fn describe(&self) -> String {
+            self.inner.describe()
+        }
+        fn create_session(&self, n: &str, h: &str) -> Result<bool, String> {
+            self.inner.create_session(n, h)
+        }
+        fn session_for(&self, h: &str) -> Result<Option<String>, String> {
+            self.inner.session_for(h)
+        }
+        fn sessions(&self) -> Result<Vec<bashgate::store::SessionRow>, String> {
+            self.inner.sessions()
+        }
+        fn delete_session(&self, n: &str) -> Result<bool, String> {
+            self.inner.delete_session(n)
+        }
+        fn load_state(&self, n: &str) -> Result<Option<bashgate::taint::SessionState>, String> {
+            self.inner.load_state(n)
+        }
+        fn update(
+            &self,
+            n: &str,
+            f: &mut dyn FnMut(&mut bashgate::taint::SessionState),
+        ) -> Result<bool, String> {
+            self.inner.update(n, f)
+        }
+        fn insert_approval(&self, a: &mut bashgate::store::Approval) -> Result<(), String> {
+            self.inner.insert_approval(a)
+        }
+        fn approval(&self, id: &str) -> Result<Option<bashgate::store::Approval>, String> {
+            self.inner.approval(id)
+        }
+        fn approvals(&self, all: bool, l: usize) -> Result<Vec<bashgate::store::Approval>, String> {
+            self.inner.approvals(all, l)
+        }
+        fn answer(
+            &self,
+            id: &str,
+            ok: bool,
+            note: Option<&str>,
+        ) -> Result<bashgate::store::Answered, String> {
+            self.inner.answer(id, ok, note)
+        }
+        fn expire_due(&self) -> Result<Vec<bashgate::store::Approval>, String> {
+            self.inner.expire_due()
+        }
+        fn count_pending(&self) -> Result<i64, String> {
+            self.inner.count_pending()
+        }
+        fn write_audit(&self, r: &[(String, Record)]) -> Result<(), String> {
+            if self.down.load(Ordering::SeqCst) {
+                return Err("the store is down".into());
+            }
+            self.inner.write_audit(r)
+        }
+        fn query_audit(&self, f: &Filter) -> Result<Vec<Record>, String> {
+            self.inner.query_audit(f)
+        }
+        fn watch(&self, f: bashgate::store::OnChange) -> Result<(), String> {
+            self.inner.watch(f)
+        }
+    }
+
+    fn record(n: usize) -> Record {
+        Record {
+            session: "s".into(),
+            event: "daemon-check".into(),
+            tool: "Bash".into(),
+            command: Some(format!("echo {n}")),
+            layer: "verdict".into(),
+            decision: "allow".into(),
+            reason: "r".into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn records_the_store_refuses_are_kept_and_sent_once_it_is_back() {
+        let t = tempfile::tempdir().unwrap();
+        let store = Arc::new(Flaky {
+            inner: SqliteStore::open(&t.path().join("d.db"), t.path().join("a.db")).unwrap(),
+            down: AtomicBool::new(true),
+        });
+        let unsent = t.path().join("unsent");
+        let auditor = Auditor::start(store.clone(), unsent.clone());
+        for n in 0..3 {
+            auditor.record_durably(record(n));
+        }
+        // Durable while the store is down: in the synced local file.
+        let kept = std::fs::read_to_string(&unsent).unwrap();
+        assert_eq!(kept.lines().count(), 3, "{kept}");
+        let all = Filter {
+            limit: 100,
+            ..Default::default()
+        };
+        assert!(store.query_audit(&all).unwrap().is_empty());
+        store.down.store(false, Ordering::SeqCst);
+        auditor.record_durably(record(3));
+        let rows = store.query_audit(&all).unwrap();
+        let mut commands: Vec<_> = rows.iter().filter_map(|r| r.command.clone()).collect();
+        commands.sort();
+        assert_eq!(commands, ["echo 0", "echo 1", "echo 2", "echo 3"]);
+        assert_eq!(std::fs::metadata(&unsent).unwrap().len(), 0);
+    }
+}

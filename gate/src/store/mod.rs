@@ -308,7 +308,10 @@ pub fn exercise(store: &dyn DaemonStore) -> Result<(), String> {
     };
     let name = format!("x-{}", taint::hex(&random_bytes(4)?));
     let tok = token_hash(&name);
-    check(store.create_session(&name, &tok)?, "a new session is created")?;
+    check(
+        store.create_session(&name, &tok)?,
+        "a new session is created",
+    )?;
     check(
         !store.create_session(&name, &token_hash("other"))?,
         "a taken name is refused",
@@ -378,7 +381,9 @@ pub fn exercise(store: &dyn DaemonStore) -> Result<(), String> {
     due.status = "pending".into();
     store.insert_approval(&mut due)?;
     check(
-        store.approval(&due.id)?.is_some_and(|x| x.status == "expired"),
+        store
+            .approval(&due.id)?
+            .is_some_and(|x| x.status == "expired"),
         "an approval past its expiry reads as expired",
     )?;
     check(
@@ -398,7 +403,9 @@ pub fn exercise(store: &dyn DaemonStore) -> Result<(), String> {
         "a deleted session's token stops working",
     )?;
     check(
-        store.approval(&held.id)?.is_some_and(|x| x.status == "denied"),
+        store
+            .approval(&held.id)?
+            .is_some_and(|x| x.status == "denied"),
         "a deleted session's pending approvals are denied",
     )?;
     let r = Record {

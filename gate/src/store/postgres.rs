@@ -128,9 +128,11 @@ pub fn check_url(url: &str) -> Result<PgConfig, String> {
     let cfg = PgConfig::from_str(url)
         .map_err(|e| format!("[serve] store is not a PostgreSQL connection string: {e}"))?;
     if cfg.get_password().is_some() {
-        return Err("[serve] store holds a password: take it out, and put it in a file named by \
+        return Err(
+            "[serve] store holds a password: take it out, and put it in a file named by \
              store_password_file or a variable named by store_password_env"
-            .into());
+                .into(),
+        );
     }
     Ok(cfg)
 }
@@ -214,7 +216,11 @@ impl PgStore {
 
     /// The store without touching its schema; nothing is sent until the
     /// first operation.
-    pub fn connect_only(url: &str, password: &Password, timeout: Duration) -> Result<PgStore, String> {
+    pub fn connect_only(
+        url: &str,
+        password: &Password,
+        timeout: Duration,
+    ) -> Result<PgStore, String> {
         let mut cfg = check_url(url)?;
         if let Some(p) = password.read()? {
             cfg.password(p);

@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
-use super::{parse_state, short_id, state_text, Answered, Approval, DaemonStore, OnChange, SessionRow};
+use super::{
+    parse_state, short_id, state_text, Answered, Approval, DaemonStore, OnChange, SessionRow,
+};
 use crate::audit::{Audit, Filter, Record};
 use crate::taint::{self, SessionState};
 
@@ -126,7 +128,6 @@ impl SqliteStore {
         self.put(c);
         out
     }
-
 }
 
 impl DaemonStore for SqliteStore {
