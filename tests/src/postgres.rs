@@ -59,11 +59,12 @@ fn is_root() -> bool {
 /// Programs are started by one thread that lives as long as the process,
 /// so a parent-death signal fires when the process ends, not when the
 /// test thread that asked for the server does.
-fn spawner() -> &'static Mutex<mpsc::Sender<(Command, mpsc::Sender<std::io::Result<Child>>)>> {
-    static SPAWNER: OnceLock<Mutex<mpsc::Sender<(Command, mpsc::Sender<std::io::Result<Child>>)>>> =
-        OnceLock::new();
+type SpawnRequest = (Command, mpsc::Sender<std::io::Result<Child>>);
+
+fn spawner() -> &'static Mutex<mpsc::Sender<SpawnRequest>> {
+    static SPAWNER: OnceLock<Mutex<mpsc::Sender<SpawnRequest>>> = OnceLock::new();
     SPAWNER.get_or_init(|| {
-        let (tx, rx) = mpsc::channel::<(Command, mpsc::Sender<std::io::Result<Child>>)>();
+        let (tx, rx) = mpsc::channel::<SpawnRequest>();
         std::thread::spawn(move || {
             for (mut cmd, back) in rx {
                 let _ = back.send(cmd.spawn());
@@ -83,13 +84,12 @@ fn as_server_user(cmd: &mut Command) {
     let root = is_root();
     unsafe {
         cmd.pre_exec(move || {
-            if root {
-                if libc::setgroups(0, std::ptr::null()) != 0
+            if root
+                && (libc::setgroups(0, std::ptr::null()) != 0
                     || libc::setgid(NOBODY) != 0
-                    || libc::setuid(NOBODY) != 0
-                {
-                    return Err(std::io::Error::last_os_error());
-                }
+                    || libc::setuid(NOBODY) != 0)
+            {
+                return Err(std::io::Error::last_os_error());
             }
             // After the uid change, which clears it.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGQUIT, 0, 0, 0);
