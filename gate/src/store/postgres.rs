@@ -84,8 +84,11 @@ const CHANNEL: &str = "bashgate_approvals";
 /// The advisory lock key migrations hold ("bashgate" in ASCII).
 const MIGRATION_LOCK: i64 = 0x6261_7368_6761_7465;
 
-/// At most this many idle connections are kept.
-const POOL: usize = 8;
+/// At most this many idle connections are kept. A new connection costs
+/// the server a process (milliseconds), so the pool covers the daemon's
+/// blocking threads under load; two daemons stay well inside PostgreSQL's
+/// default 100 connections.
+const POOL: usize = 32;
 
 /// Where the password comes from; never the configuration's text.
 #[derive(Debug, Clone, PartialEq)]
@@ -232,7 +235,7 @@ impl PgStore {
             cfg.application_name("bashgate");
         }
         let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
+            .worker_threads(2)
             .thread_name("bashgate-store")
             .enable_all()
             .build()

@@ -4,6 +4,10 @@
 //! do). Prints p50 / p90 / p99 / max latency and the throughput; exits 1
 //! if any check failed. Clients share sessions, up to 16 clients each.
 //!
+//! `--daemons N --postgres` runs N daemons that share one PostgreSQL
+//! database on a throwaway server the tool starts (a fleet acting as one
+//! gate); clients spread across them, sessions created through the first.
+//!
 //! `--hostile N` adds a hostile client while the load runs: N connections
 //! from a session of its own that send a request's headers and half its
 //! body and then stall, reopened as the daemon closes them. The
@@ -14,6 +18,7 @@
 //! target/release/bashgate-load --checks 1000 --clients 50
 //! target/release/bashgate-load --checks 1000 --clients 50 --unix
 //! target/release/bashgate-load --checks 1000 --clients 50 --hostile 1100
+//! target/release/bashgate-load --checks 1000 --clients 50 --daemons 2 --postgres
 //! ```
 
 use std::io::{BufRead, BufReader};
@@ -44,6 +49,10 @@ struct Args {
     unix: bool,
     /// Stalled connections held open by a hostile client during the load.
     hostile: usize,
+    /// How many daemons share the state.
+    daemons: usize,
+    /// State on a throwaway PostgreSQL server instead of SQLite.
+    postgres: bool,
 }
 
 fn args() -> Result<Args, String> {
@@ -56,6 +65,8 @@ fn args() -> Result<Args, String> {
         clients: 50,
         unix: false,
         hostile: 0,
+        daemons: 1,
+        postgres: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -66,14 +77,22 @@ fn args() -> Result<Args, String> {
             "--clients" => a.clients = value()?.parse().map_err(|e| format!("--clients: {e}"))?,
             "--unix" => a.unix = true,
             "--hostile" => a.hostile = value()?.parse().map_err(|e| format!("--hostile: {e}"))?,
+            "--daemons" => a.daemons = value()?.parse().map_err(|e| format!("--daemons: {e}"))?,
+            "--postgres" => a.postgres = true,
             "-h" | "--help" => {
                 return Err(
-                    "usage: bashgate-load [--bashgate PATH] [--checks N] [--clients N] [--unix] [--hostile N]"
+                    "usage: bashgate-load [--bashgate PATH] [--checks N] [--clients N] [--unix] [--hostile N] [--daemons N --postgres]"
                         .into(),
                 )
             }
             other => return Err(format!("unknown argument `{other}`")),
         }
+    }
+    if a.daemons == 0 || (a.daemons > 1 && !a.postgres) {
+        return Err(
+            "--daemons N needs at least 1, and more than 1 needs --postgres (a shared store)"
+                .into(),
+        );
     }
     if a.clients == 0 || a.checks < a.clients {
         return Err("need at least one client and one check per client".into());
@@ -126,47 +145,21 @@ fn main() {
         }
     };
     let dir = tempfile::tempdir().expect("tempdir");
+    let pg = a.postgres.then(bashgate_tests::postgres::PgServer::start);
+    let mut config_text = "[cop]\napi_key_env = \"BASHGATE_LOAD_NO_KEY\"\n".to_string();
+    if let Some(pg) = &pg {
+        config_text += &format!("[serve]\nstore = \"{}\"\n", pg.database());
+    }
     let config = dir.path().join("bashgate.toml");
-    std::fs::write(&config, "[cop]\napi_key_env = \"BASHGATE_LOAD_NO_KEY\"\n").unwrap();
-    let admin = dir.path().join("admin").join("admin.sock");
-    let listen = if a.unix {
-        format!(
-            "unix:{}",
-            dir.path().join("ctr").join("bashgate.sock").display()
-        )
-    } else {
-        "127.0.0.1:0".to_string()
-    };
-    let mut daemon = Command::new(&a.bashgate)
-        .args(["serve", "--listen", &listen, "--admin-socket"])
-        .arg(&admin)
-        .env("BASHGATE_CONFIG", &config)
-        .env("BASHGATE_STATE_DIR", dir.path().join("state"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| {
-            eprintln!(
-                "bashgate-load: cannot run {}: {e} (build it, or pass --bashgate PATH)",
-                a.bashgate.display()
-            );
-            std::process::exit(2);
-        });
-    let mut line = String::new();
-    BufReader::new(daemon.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .split("container API on ")
-        .nth(1)
-        .and_then(|r| r.split(';').next())
-        .unwrap_or_else(|| {
-            let _ = daemon.kill();
-            eprintln!("bashgate-load: the daemon did not start: {line}");
-            std::process::exit(1);
-        })
-        .to_string();
+    std::fs::write(&config, config_text).unwrap();
+    let mut daemons = Vec::new();
+    let mut urls = Vec::new();
+    for n in 0..a.daemons {
+        let (child, url) = start_daemon(&a, &dir.path().join(format!("d{n}")), &config);
+        daemons.push(child);
+        urls.push(url);
+    }
+    let admin = dir.path().join("d0").join("admin").join("admin.sock");
     let session = |name: String| {
         let created = http::json(
             &Addr::Unix(admin.clone()),
@@ -181,7 +174,8 @@ fn main() {
     let tokens: Vec<String> = (0..a.clients.div_ceil(16))
         .map(|i| session(format!("load-{i}")))
         .collect();
-    let api = Addr::parse(&url);
+    let apis: Vec<Addr> = urls.iter().map(|u| Addr::parse(u)).collect();
+    let api = apis[0].clone();
     // The hostile client is a process of its own, as a hostile container
     // would be (the daemon counts a unix socket's connections per process).
     let stop_file = dir.path().join("hostile.stop");
@@ -211,7 +205,8 @@ fn main() {
     let start = Instant::now();
     let handles: Vec<_> = (0..a.clients)
         .map(|c| {
-            let (api, token, barrier) = (api.clone(), tokens[c / 16].clone(), barrier.clone());
+            let api = apis[c % apis.len()].clone();
+            let (token, barrier) = (tokens[c / 16].clone(), barrier.clone());
             let n = per_client + usize::from(c < extra);
             std::thread::spawn(move || {
                 barrier.wait();
@@ -255,10 +250,22 @@ fn main() {
     )
     .map(|r| r.body)
     .unwrap_or(Value::Null);
-    let _ = daemon.kill();
-    let _ = daemon.wait();
+    for mut d in daemons {
+        let _ = d.kill();
+        let _ = d.wait();
+    }
+    drop(pg);
     lat.sort();
     let mut report = String::new();
+    report += &format!(
+        "{} daemon(s) on {}\n",
+        a.daemons,
+        if a.postgres {
+            "one PostgreSQL database"
+        } else {
+            "SQLite"
+        }
+    );
     report += &format!(
         "{} checks from {} concurrent clients over {} in {:.2} s ({:.0} checks/s)\n",
         lat.len(),
@@ -291,6 +298,52 @@ fn main() {
     if !errors.is_empty() {
         std::process::exit(1);
     }
+}
+
+/// Starts one daemon with its state directory under `dir`; returns it and
+/// its container API's address.
+fn start_daemon(
+    a: &Args,
+    dir: &std::path::Path,
+    config: &std::path::Path,
+) -> (std::process::Child, String) {
+    let admin = dir.join("admin").join("admin.sock");
+    let listen = if a.unix {
+        format!("unix:{}", dir.join("ctr").join("bashgate.sock").display())
+    } else {
+        "127.0.0.1:0".to_string()
+    };
+    let mut daemon = Command::new(&a.bashgate)
+        .args(["serve", "--listen", &listen, "--admin-socket"])
+        .arg(&admin)
+        .env("BASHGATE_CONFIG", config)
+        .env("BASHGATE_STATE_DIR", dir.join("state"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| {
+            eprintln!(
+                "bashgate-load: cannot run {}: {e} (build it, or pass --bashgate PATH)",
+                a.bashgate.display()
+            );
+            std::process::exit(2);
+        });
+    let mut line = String::new();
+    BufReader::new(daemon.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split("container API on ")
+        .nth(1)
+        .and_then(|r| r.split(';').next())
+        .unwrap_or_else(|| {
+            let _ = daemon.kill();
+            eprintln!("bashgate-load: the daemon did not start: {line}");
+            std::process::exit(1);
+        })
+        .to_string();
+    (daemon, url)
 }
 
 /// Holds up to `n` connections that send headers and half a body, then
