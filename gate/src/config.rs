@@ -464,6 +464,9 @@ pub struct ServeConfig {
     /// An environment variable holding the PostgreSQL password. Default:
     /// `BASHGATE_STORE_PASSWORD`, when set.
     pub store_password_env: Option<String>,
+    /// PEM certificates of the authorities that sign the PostgreSQL
+    /// server's TLS certificate (default: the public web's roots).
+    pub store_ca_file: Option<PathBuf>,
     /// The longest one store operation may take before the request is
     /// answered as an error (and the client follows `on_error`).
     pub store_timeout_ms: u64,
@@ -485,6 +488,7 @@ impl Default for ServeConfig {
             store: None,
             store_password_file: None,
             store_password_env: None,
+            store_ca_file: None,
             store_timeout_ms: 2_000,
             approval_timeout_s: 300,
             webhook_url: None,

@@ -122,11 +122,24 @@ pub struct PgServer {
     bin: PathBuf,
     pub port: u16,
     child: Mutex<Option<Child>>,
+    /// The authority that signed the server's certificate, when it
+    /// serves TLS.
+    pub ca: Option<PathBuf>,
 }
 
 impl PgServer {
     /// A new cluster, started.
     pub fn start() -> PgServer {
+        PgServer::start_with(false)
+    }
+
+    /// A new cluster serving TLS with a certificate for 127.0.0.1 and
+    /// localhost, signed by a throwaway authority (`ca`).
+    pub fn start_tls() -> PgServer {
+        PgServer::start_with(true)
+    }
+
+    fn start_with(tls: bool) -> PgServer {
         let bin = bin_dir();
         let dir = tempfile::Builder::new()
             .prefix("bashgate-pg-")
@@ -150,11 +163,13 @@ impl PgServer {
         .arg(dir.path().join("data"))
         .current_dir(dir.path());
         run_as_server_user(init, "initdb");
+        let ca = tls.then(|| make_certificates(dir.path()));
         let s = PgServer {
             dir,
             bin,
             port: free_port(),
             child: Mutex::new(None),
+            ca,
         };
         s.resume();
         s
@@ -187,8 +202,15 @@ impl PgServer {
                 // crash would, which no test makes.
                 "-c",
                 "fsync=off",
-            ])
-            .current_dir(self.dir.path())
+            ]);
+        if self.ca.is_some() {
+            let file = |name: &str| self.dir.path().join(name).display().to_string();
+            cmd.args(["-c", "ssl=on", "-c"])
+                .arg(format!("ssl_cert_file={}", file("server.pem")))
+                .arg("-c")
+                .arg(format!("ssl_key_file={}", file("server.key")));
+        }
+        cmd.current_dir(self.dir.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(
@@ -289,6 +311,82 @@ impl PgServer {
     pub fn url(&self, db: &str) -> String {
         format!("postgres://{USER}@127.0.0.1:{}/{db}", self.port)
     }
+}
+
+/// A throwaway authority and a server certificate it signed, in `dir`
+/// (the key readable by the server's user only); returns the authority's
+/// certificate.
+fn make_certificates(dir: &Path) -> PathBuf {
+    let openssl = |args: &[&str]| {
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("openssl runs");
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=bashgate test authority",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=localhost",
+    ]);
+    std::fs::write(
+        dir.join("san.ext"),
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\n",
+    )
+    .unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "san.ext",
+    ]);
+    let key = dir.join("server.key");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+    if is_root() {
+        for f in ["server.key", "server.pem"] {
+            std::os::unix::fs::chown(dir.join(f), Some(NOBODY), Some(NOBODY)).unwrap();
+        }
+    }
+    dir.join("ca.pem")
 }
 
 impl Drop for PgServer {

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use bashgate::store::postgres::{Password, PgStore};
+use bashgate::store::postgres::{Options, PgStore};
 use bashgate::store::{self, DaemonStore};
 use bashgate_tests::daemon::{bash, Daemon, Listen, GUARD};
 use bashgate_tests::http;
@@ -19,7 +19,7 @@ const HOST: &str = "[cop]\napi_key_env = \"BASHGATE_TEST_UNSET_KEY\"\n";
 const CONTAINER: &str = "on_error = \"deny\"\n";
 
 fn open(url: &str) -> PgStore {
-    PgStore::open(url, &Password::None, Duration::from_secs(5)).expect("the store opens")
+    PgStore::open(url, &Options::plain()).expect("the store opens")
 }
 
 #[test]
@@ -354,4 +354,44 @@ fn postgresql_stopped_mid_load_and_restarted_loses_nothing_acknowledged() {
         );
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+/// How many of this server's connections from bashgate use TLS.
+fn tls_connections(pg: &PgServer) -> usize {
+    pg.sql(
+        "postgres",
+        "SELECT count(*) FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid)
+         WHERE a.application_name = 'bashgate' AND s.ssl",
+    )
+    .parse()
+    .unwrap()
+}
+
+#[test]
+fn a_database_reached_over_tls_has_its_certificate_verified() {
+    let pg = PgServer::start_tls();
+    let url = format!("{}?sslmode=require", pg.database());
+    let trusted = Options {
+        ca_file: pg.ca.clone(),
+        ..Options::plain()
+    };
+    let s = PgStore::open(&url, &trusted).expect("the store opens over TLS");
+    assert_eq!(s.count_pending().unwrap(), 0);
+    assert!(tls_connections(&pg) > 0, "no TLS connection on the server");
+    drop(s);
+    // The same server, its authority not trusted (the public roots):
+    // refused, not continued in plain text.
+    let err = PgStore::open(&url, &Options::plain())
+        .err()
+        .expect("an untrusted certificate is refused");
+    assert!(err.to_lowercase().contains("certificate"), "{err}");
+    // A server without TLS, where TLS is required: refused.
+    let plain = PgServer::shared();
+    let err = PgStore::open(
+        &format!("{}?sslmode=require", plain.database()),
+        &Options::plain(),
+    )
+    .err()
+    .expect("no TLS where it is required is refused");
+    assert!(!err.is_empty());
 }

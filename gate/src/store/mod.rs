@@ -147,9 +147,7 @@ pub enum Engine {
     /// the password comes from.
     Postgres {
         url: String,
-        password: postgres::Password,
-        /// The longest one operation may take.
-        timeout: std::time::Duration,
+        options: postgres::Options,
     },
 }
 
@@ -165,8 +163,7 @@ impl Engine {
                 postgres::check_url(url)?;
                 Ok(Engine::Postgres {
                     url: url.to_string(),
-                    password: postgres::Password::of(&config.serve),
-                    timeout: std::time::Duration::from_millis(config.serve.store_timeout_ms),
+                    options: postgres::Options::of(&config.serve),
                 })
             }
             Some(other) => Err(format!(
@@ -182,11 +179,7 @@ impl Engine {
             Engine::Sqlite { database, audit } => {
                 Arc::new(sqlite::SqliteStore::open(database, audit.clone())?)
             }
-            Engine::Postgres {
-                url,
-                password,
-                timeout,
-            } => Arc::new(postgres::PgStore::open(url, password, *timeout)?),
+            Engine::Postgres { url, options } => Arc::new(postgres::PgStore::open(url, options)?),
         })
     }
 
@@ -203,12 +196,8 @@ impl Engine {
                     "created when the daemon starts"
                 }
             )),
-            Engine::Postgres {
-                url,
-                password,
-                timeout,
-            } => {
-                let s = postgres::PgStore::connect_only(url, password, *timeout)?;
+            Engine::Postgres { url, options } => {
+                let s = postgres::PgStore::connect_only(url, options)?;
                 let (have, know) = s.schema_version()?;
                 let what = s.describe();
                 match have.cmp(&know) {

@@ -24,7 +24,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use tokio::runtime::Runtime;
-use tokio_postgres::{AsyncMessage, Client, Config as PgConfig, NoTls, Row};
+use tokio_postgres::config::{Host, SslMode};
+use tokio_postgres::{AsyncMessage, Client, Config as PgConfig, Row};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::{
     parse_state, short_id, state_text, Answered, Approval, DaemonStore, OnChange, SessionRow,
@@ -90,6 +92,36 @@ const MIGRATION_LOCK: i64 = 0x6261_7368_6761_7465;
 /// default 100 connections.
 const POOL: usize = 32;
 
+/// How to reach the server, besides the connection string.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    pub password: Password,
+    /// The longest one operation may take.
+    pub timeout: Duration,
+    /// PEM certificates of the authorities trusted for the server's TLS
+    /// certificate; without it, the public web's roots.
+    pub ca_file: Option<PathBuf>,
+}
+
+impl Options {
+    pub fn of(serve: &ServeConfig) -> Options {
+        Options {
+            password: Password::of(serve),
+            timeout: Duration::from_millis(serve.store_timeout_ms),
+            ca_file: serve.store_ca_file.clone(),
+        }
+    }
+
+    /// No password, the default deadline, the public roots.
+    pub fn plain() -> Options {
+        Options {
+            password: Password::None,
+            timeout: Duration::from_secs(2),
+            ca_file: None,
+        }
+    }
+}
+
 /// Where the password comes from; never the configuration's text.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Password {
@@ -147,8 +179,8 @@ fn describe(cfg: &PgConfig) -> String {
         .iter()
         .zip(cfg.get_ports().iter().chain(std::iter::repeat(&5432)))
         .map(|(h, p)| match h {
-            tokio_postgres::config::Host::Tcp(h) => format!("{h}:{p}"),
-            tokio_postgres::config::Host::Unix(d) => format!("{}:{p}", d.display()),
+            Host::Tcp(h) => format!("{h}:{p}"),
+            Host::Unix(d) => format!("{}:{p}", d.display()),
         })
         .collect();
     format!(
@@ -156,6 +188,56 @@ fn describe(cfg: &PgConfig) -> String {
         hosts.join(","),
         cfg.get_dbname().unwrap_or("")
     )
+}
+
+/// A database on another host is reached over TLS: the default `prefer`
+/// (which falls back to plain text when the server, or someone between,
+/// says no) becomes `require` unless every host is this machine's loopback
+/// or a unix socket. An explicit `sslmode=disable` is the operator's word.
+fn require_tls_off_this_host(cfg: &mut PgConfig) {
+    let local = |h: &Host| match h {
+        Host::Unix(_) => true,
+        Host::Tcp(name) => {
+            name == "localhost"
+                || name
+                    .trim_matches(|c| c == '[' || c == ']')
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        }
+    };
+    if cfg.get_ssl_mode() == SslMode::Prefer && !cfg.get_hosts().iter().all(local) {
+        cfg.ssl_mode(SslMode::Require);
+    }
+}
+
+/// TLS with the server's certificate verified (chain and host name)
+/// against `ca_file`'s authorities, or the public web's roots.
+fn tls(ca_file: Option<&std::path::Path>) -> Result<MakeRustlsConnect, String> {
+    use rustls_pki_types::pem::PemObject;
+    use rustls_pki_types::CertificateDer;
+    let mut roots = rustls::RootCertStore::empty();
+    match ca_file {
+        Some(path) => {
+            let bad = |e: &dyn std::fmt::Display| {
+                format!("[serve] store_ca_file {}: {e}", path.display())
+            };
+            for cert in CertificateDer::pem_file_iter(path).map_err(|e| bad(&e))? {
+                roots.add(cert.map_err(|e| bad(&e))?).map_err(|e| bad(&e))?;
+            }
+            if roots.is_empty() {
+                return Err(bad(&"holds no certificate"));
+            }
+        }
+        None => roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),
+    }
+    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| format!("cannot set up TLS: {e}"))?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    Ok(MakeRustlsConnect::new(config))
 }
 
 /// PostgreSQL's text type cannot hold NUL; a command could. Replaced by
@@ -170,6 +252,7 @@ fn opt_text(s: &Option<String>) -> Option<String> {
 
 pub struct PgStore {
     cfg: PgConfig,
+    tls: MakeRustlsConnect,
     describe: String,
     timeout: Duration,
     pool: Mutex<Vec<Client>>,
@@ -211,29 +294,28 @@ type PgResult<T> = Result<T, tokio_postgres::Error>;
 impl PgStore {
     /// Connects, applies the migrations this binary knows, and returns the
     /// store. The password is read now.
-    pub fn open(url: &str, password: &Password, timeout: Duration) -> Result<PgStore, String> {
-        let store = Self::connect_only(url, password, timeout)?;
+    pub fn open(url: &str, options: &Options) -> Result<PgStore, String> {
+        let store = Self::connect_only(url, options)?;
         store.migrate()?;
         Ok(store)
     }
 
     /// The store without touching its schema; nothing is sent until the
     /// first operation.
-    pub fn connect_only(
-        url: &str,
-        password: &Password,
-        timeout: Duration,
-    ) -> Result<PgStore, String> {
+    pub fn connect_only(url: &str, options: &Options) -> Result<PgStore, String> {
         let mut cfg = check_url(url)?;
-        if let Some(p) = password.read()? {
+        if let Some(p) = options.password.read()? {
             cfg.password(p);
         }
+        let timeout = options.timeout;
         if cfg.get_connect_timeout().is_none() {
             cfg.connect_timeout(timeout);
         }
         if cfg.get_application_name().is_none() {
             cfg.application_name("bashgate");
         }
+        require_tls_off_this_host(&mut cfg);
+        let tls = tls(options.ca_file.as_deref())?;
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("bashgate-store")
@@ -243,6 +325,7 @@ impl PgStore {
         let store = PgStore {
             describe: describe(&cfg),
             cfg,
+            tls,
             timeout,
             pool: Mutex::new(Vec::new()),
             rt: Some(rt),
@@ -308,8 +391,8 @@ impl PgStore {
         Ok(())
     }
 
-    async fn connect(cfg: &PgConfig) -> PgResult<Client> {
-        let (client, conn) = cfg.connect(NoTls).await?;
+    async fn connect(cfg: &PgConfig, tls: &MakeRustlsConnect) -> PgResult<Client> {
+        let (client, conn) = cfg.connect(tls.clone()).await?;
         tokio::spawn(async move {
             // Ends when the client is dropped or the connection breaks;
             // a broken one is noticed by the next query on the client.
@@ -329,13 +412,13 @@ impl PgStore {
             }
             None
         });
-        let cfg = &self.cfg;
+        let (cfg, tls) = (&self.cfg, &self.tls);
         let deadline = self.timeout;
         let out = self.rt().block_on(async move {
             let work = async move {
                 let mut c = match pooled {
                     Some(c) => c,
-                    None => Self::connect(cfg).await?,
+                    None => Self::connect(cfg, tls).await?,
                 };
                 let r = f(&mut c).await;
                 Ok::<_, tokio_postgres::Error>((c, r))
@@ -712,12 +795,12 @@ impl DaemonStore for PgStore {
     }
 
     fn watch(&self, f: OnChange) -> Result<(), String> {
-        let cfg = self.cfg.clone();
+        let (cfg, tls) = (self.cfg.clone(), self.tls.clone());
         let describe = self.describe.clone();
         self.rt().spawn(async move {
             let mut said_down = false;
             loop {
-                match listen(&cfg, &f).await {
+                match listen(&cfg, &tls, &f).await {
                     // The connection ended: reconnect.
                     Ok(()) => said_down = false,
                     Err(e) if !said_down => {
@@ -737,8 +820,8 @@ impl DaemonStore for PgStore {
 
 /// LISTENs on one connection and calls `f` for each notification until the
 /// connection ends.
-async fn listen(cfg: &PgConfig, f: &OnChange) -> PgResult<()> {
-    let (client, mut conn) = cfg.connect(NoTls).await?;
+async fn listen(cfg: &PgConfig, tls: &MakeRustlsConnect, f: &OnChange) -> PgResult<()> {
+    let (client, mut conn) = cfg.connect(tls.clone()).await?;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let driver = tokio::spawn(async move {
         loop {
@@ -762,4 +845,50 @@ async fn listen(cfg: &PgConfig, f: &OnChange) -> PgResult<()> {
     driver.abort();
     drop(client);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mode(url: &str) -> SslMode {
+        let mut cfg = check_url(url).unwrap();
+        require_tls_off_this_host(&mut cfg);
+        cfg.get_ssl_mode()
+    }
+
+    #[test]
+    fn another_host_is_reached_over_tls_unless_the_operator_says_otherwise() {
+        assert_eq!(mode("postgres://u@db.internal/b"), SslMode::Require);
+        assert_eq!(mode("postgres://u@10.0.0.5:5433/b"), SslMode::Require);
+        assert_eq!(
+            mode("postgres://u@127.0.0.1,db.internal/b"),
+            SslMode::Require
+        );
+        assert_eq!(mode("postgres://u@127.0.0.1/b"), SslMode::Prefer);
+        assert_eq!(mode("postgres://u@localhost/b"), SslMode::Prefer);
+        assert_eq!(mode("postgres://u@[::1]/b"), SslMode::Prefer);
+        assert_eq!(
+            mode("host=/run/postgresql user=u dbname=b"),
+            SslMode::Prefer
+        );
+        assert_eq!(
+            mode("postgres://u@db.internal/b?sslmode=disable"),
+            SslMode::Disable
+        );
+    }
+
+    #[test]
+    fn a_password_in_the_connection_string_is_refused_without_repeating_it() {
+        for url in [
+            "postgres://u:sekrit@db/b",
+            "host=db user=u password=sekrit dbname=b",
+        ] {
+            let e = check_url(url).unwrap_err();
+            assert!(
+                e.contains("holds a password") && !e.contains("sekrit"),
+                "{e}"
+            );
+        }
+    }
 }
