@@ -35,9 +35,12 @@ fn a_change_through_one_store_wakes_the_other_at_once() {
     let (a, b) = (open(&url), open(&url));
     let (tx, rx) = mpsc::channel();
     let tx = Mutex::new(tx);
-    b.watch(Arc::new(move || {
-        let _ = tx.lock().unwrap().send(());
-    }))
+    b.watch(
+        Arc::new(move || {
+            let _ = tx.lock().unwrap().send(());
+        }),
+        Arc::new(|w| panic!("unexpected warning: {w}")),
+    )
     .unwrap();
     // The first call says "whatever changed while not listening".
     rx.recv_timeout(GUARD).expect("the watcher starts");

@@ -122,6 +122,15 @@ impl Writer {
             text.extend_from_slice(&line);
             text.push(b'\n');
         }
+        if let Some(dir) = self.unsent.parent().filter(|d| !d.exists()) {
+            // The state directory: owner-only, as the daemon's database's.
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(failed)?;
+        }
         let mut f = OpenOptions::new()
             .create(true)
             .append(true)
@@ -277,8 +286,12 @@ mod tests {
         fn query_audit(&self, f: &Filter) -> Result<Vec<Record>, String> {
             self.inner.query_audit(f)
         }
-        fn watch(&self, f: bashgate::store::OnChange) -> Result<(), String> {
-            self.inner.watch(f)
+        fn watch(
+            &self,
+            f: bashgate::store::OnChange,
+            w: bashgate::store::Warn,
+        ) -> Result<(), String> {
+            self.inner.watch(f, w)
         }
     }
 

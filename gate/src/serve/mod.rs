@@ -227,11 +227,14 @@ async fn serve(
     // Approvals changed through another daemon on the same store wake the
     // long polls here at once.
     let weak = Arc::downgrade(&app);
-    app.db.watch(Arc::new(move || {
-        if let Some(app) = weak.upgrade() {
-            app.changed();
-        }
-    }))?;
+    app.db.watch(
+        Arc::new(move || {
+            if let Some(app) = weak.upgrade() {
+                app.changed();
+            }
+        }),
+        Arc::new(|w| eprintln!("bashgate serve: {w}")),
+    )?;
 
     let admin_listener = listen::admin(&admin_path)?;
     let container = listen::container(&target).await?;

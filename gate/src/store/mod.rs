@@ -76,6 +76,10 @@ pub enum Answered {
 /// Called when an approval may have changed, in this process or another.
 pub type OnChange = Arc<dyn Fn() + Send + Sync>;
 
+/// Told what the store could not do that answers nobody (the daemon logs
+/// it): an announcement not sent, the listening connection lost.
+pub type Warn = Arc<dyn Fn(String) + Send + Sync>;
+
 /// The daemon's state, whichever engine holds it.
 pub trait DaemonStore: Send + Sync {
     /// Where the state lives, for logs (no password).
@@ -117,7 +121,7 @@ pub trait DaemonStore: Send + Sync {
     /// Calls `f` when another daemon changes an approval, so long polls
     /// here wake at once (PostgreSQL: LISTEN/NOTIFY). One process on
     /// SQLite has no other daemon to hear.
-    fn watch(&self, f: OnChange) -> Result<(), String>;
+    fn watch(&self, f: OnChange, warn: Warn) -> Result<(), String>;
 }
 
 impl dyn DaemonStore + '_ {

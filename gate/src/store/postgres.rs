@@ -29,7 +29,7 @@ use tokio_postgres::{AsyncMessage, Client, Config as PgConfig, Row};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::{
-    parse_state, short_id, state_text, Answered, Approval, DaemonStore, OnChange, SessionRow,
+    parse_state, short_id, state_text, Answered, Approval, DaemonStore, OnChange, SessionRow, Warn,
 };
 use crate::audit::{Filter, Record};
 use crate::config::ServeConfig;
@@ -86,10 +86,12 @@ const CHANNEL: &str = "bashgate_approvals";
 /// The advisory lock key migrations hold ("bashgate" in ASCII).
 const MIGRATION_LOCK: i64 = 0x6261_7368_6761_7465;
 
-/// At most this many idle connections are kept. A new connection costs
-/// the server a process (milliseconds), so the pool covers the daemon's
-/// blocking threads under load; two daemons stay well inside PostgreSQL's
-/// default 100 connections.
+/// At most this many connections are open at once, and kept idle. A new
+/// connection costs the server a process (milliseconds), so the pool
+/// covers the daemon's blocking threads under load; an operation past the
+/// limit waits for a connection (within its deadline), so two daemons stay
+/// inside PostgreSQL's default 100 connections however many requests
+/// arrive.
 const POOL: usize = 32;
 
 /// How to reach the server, besides the connection string.
@@ -253,6 +255,10 @@ fn opt_text(s: &Option<String>) -> Option<String> {
 pub struct PgStore {
     cfg: PgConfig,
     tls: MakeRustlsConnect,
+    /// One permit per connection in use (`POOL`).
+    slots: tokio::sync::Semaphore,
+    /// Where warnings go once the daemon watches (`watch`).
+    warn: Mutex<Option<Warn>>,
     describe: String,
     timeout: Duration,
     pool: Mutex<Vec<Client>>,
@@ -326,6 +332,8 @@ impl PgStore {
             describe: describe(&cfg),
             cfg,
             tls,
+            slots: tokio::sync::Semaphore::new(POOL),
+            warn: Mutex::new(None),
             timeout,
             pool: Mutex::new(Vec::new()),
             rt: Some(rt),
@@ -404,33 +412,35 @@ impl PgStore {
     /// Runs `f` on a pooled connection within the store's deadline. A
     /// connection that failed or timed out is not put back.
     fn run<T>(&self, f: impl AsyncFnOnce(&mut Client) -> PgResult<T>) -> Result<T, String> {
-        let pooled = self.pool.lock().ok().and_then(|mut p| {
-            while let Some(c) = p.pop() {
-                if !c.is_closed() {
-                    return Some(c);
-                }
-            }
-            None
-        });
-        let (cfg, tls) = (&self.cfg, &self.tls);
+        let (cfg, tls, slots, pool) = (&self.cfg, &self.tls, &self.slots, &self.pool);
         let deadline = self.timeout;
         let out = self.rt().block_on(async move {
             let work = async move {
+                // Held until the connection is back in the pool or dropped.
+                let slot = slots.acquire().await.ok();
+                let pooled = pool.lock().ok().and_then(|mut p| {
+                    while let Some(c) = p.pop() {
+                        if !c.is_closed() {
+                            return Some(c);
+                        }
+                    }
+                    None
+                });
                 let mut c = match pooled {
                     Some(c) => c,
                     None => Self::connect(cfg, tls).await?,
                 };
                 let r = f(&mut c).await;
-                Ok::<_, tokio_postgres::Error>((c, r))
+                Ok::<_, tokio_postgres::Error>((c, r, slot))
             };
             tokio::time::timeout(deadline, work).await
         });
         match out {
-            Ok(Ok((c, Ok(v)))) => {
+            Ok(Ok((c, Ok(v), _slot))) => {
                 self.put(c);
                 Ok(v)
             }
-            Ok(Ok((c, Err(e)))) => {
+            Ok(Ok((c, Err(e), _slot))) => {
                 // A statement's error (a constraint, say) leaves a usable
                 // connection; a broken connection is closed.
                 if !c.is_closed() {
@@ -471,7 +481,9 @@ impl PgStore {
         if let Err(e) = self.run(async |c| c.batch_execute(&format!("NOTIFY {CHANNEL}")).await) {
             // The change is committed; other daemons' long polls still end
             // at their deadline and ask again.
-            eprintln!("bashgate serve: cannot announce an approval change: {e}");
+            if let Some(w) = self.warn.lock().ok().and_then(|w| w.clone()) {
+                w(format!("cannot announce an approval change: {e}"));
+            }
         }
     }
 }
@@ -794,7 +806,10 @@ impl DaemonStore for PgStore {
         })
     }
 
-    fn watch(&self, f: OnChange) -> Result<(), String> {
+    fn watch(&self, f: OnChange, warn: Warn) -> Result<(), String> {
+        if let Ok(mut w) = self.warn.lock() {
+            *w = Some(warn.clone());
+        }
         let (cfg, tls) = (self.cfg.clone(), self.tls.clone());
         let describe = self.describe.clone();
         self.rt().spawn(async move {
@@ -804,9 +819,9 @@ impl DaemonStore for PgStore {
                     // The connection ended: reconnect.
                     Ok(()) => said_down = false,
                     Err(e) if !said_down => {
-                        eprintln!(
-                            "bashgate serve: not hearing other daemons' approval changes ({describe}: {e}); retrying"
-                        );
+                        warn(format!(
+                            "not hearing other daemons' approval changes ({describe}: {e}); retrying"
+                        ));
                         said_down = true;
                     }
                     Err(_) => {}

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
+use super::Warn;
 use super::{
     parse_state, short_id, state_text, Answered, Approval, DaemonStore, OnChange, SessionRow,
 };
@@ -348,7 +349,7 @@ impl DaemonStore for SqliteStore {
         self.audit.query(f)
     }
 
-    fn watch(&self, _: OnChange) -> Result<(), String> {
+    fn watch(&self, _: OnChange, _: Warn) -> Result<(), String> {
         Ok(())
     }
 }
