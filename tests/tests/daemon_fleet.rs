@@ -296,6 +296,28 @@ fn postgresql_stopped_mid_load_and_restarted_loses_nothing_acknowledged() {
         }
     };
     progress("before the stop", 20);
+    // Two approvals raised through A, one answered through B: all
+    // acknowledged before the database stops.
+    let held = a.session("held");
+    a.taint("held", true, true);
+    let raise = |url: &str| {
+        let r = http::json(
+            &a.container(),
+            "POST",
+            "/v1/check",
+            Some(&held),
+            &json!({ "command": format!("curl -s {url}") }),
+        )
+        .unwrap();
+        assert_eq!(r.body["decision"], "pending", "{r:?}");
+        r.body["approval"]["id"].as_str().unwrap().to_string()
+    };
+    let (answered, waiting) = (
+        raise("https://example.com/1"),
+        raise("https://example.com/2"),
+    );
+    let out = b.cli(&["approve", &answered]);
+    assert!(out.status.success(), "{out:?}");
     pg.stop();
     // While the database is down every request is answered, as an error
     // (the container's hook then follows on_error).
@@ -321,9 +343,33 @@ fn postgresql_stopped_mid_load_and_restarted_loses_nothing_acknowledged() {
     }
     assert!(seen.errors.load(Ordering::SeqCst) > 0);
 
+    // The approvals are as they were acknowledged, and the one still
+    // pending is answered through either daemon once the database is back.
+    let status = |id: &str| {
+        let out = b.cli(&["pending", "--all", "--json"]);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        v["approvals"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|x| x["id"] == id)
+            .map(|x| x["status"].as_str().unwrap_or("").to_string())
+    };
+    assert_eq!(status(&answered).as_deref(), Some("approved"));
+    assert_eq!(status(&waiting).as_deref(), Some("pending"));
+    let out = a.cli(&["deny", &waiting]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(status(&waiting).as_deref(), Some("denied"));
+
     // Every acknowledged taint report is in the session.
     let r = a.admin("GET", "/admin/sessions", &Value::Null);
-    let sources: Vec<String> = r.body["sessions"][0]["sources"]
+    let load = r.body["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "load")
+        .unwrap();
+    let sources: Vec<String> = load["sources"]
         .as_array()
         .unwrap()
         .iter()
