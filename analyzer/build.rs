@@ -15,11 +15,13 @@ mod schema;
 fn main() {
     println!("cargo:rerun-if-changed=catalog.toml");
     println!("cargo:rerun-if-changed=src/catalog_schema.rs");
+    println!("cargo:rerun-if-changed=options");
     let text = std::fs::read_to_string("catalog.toml").expect("analyzer/catalog.toml is readable");
-    let value: toml::Value = match toml::from_str(&text) {
+    let mut value: toml::Value = match toml::from_str(&text) {
         Ok(v) => v,
         Err(e) => panic!("analyzer/catalog.toml is not valid TOML: {e}"),
     };
+    merge_option_tables(&mut value);
     if let Some(programs) = value.get("programs").and_then(toml::Value::as_table) {
         for (name, entry) in programs {
             if let Err(e) = entry.clone().try_into::<schema::Entry>() {
@@ -45,4 +47,57 @@ fn main() {
         consts.push_str(&format!("pub const {name}: &[&str] = &{items:?};\n"));
     }
     std::fs::write(out.join("persistence.rs"), consts).expect("OUT_DIR is writable");
+}
+
+/// Puts each reviewed option table (`options/*.toml`, one table per program,
+/// or `same_as = "other"` for a program that parses like another) into its
+/// program's entry as `options`. A table for a program the catalog does not
+/// list fails the build.
+fn merge_option_tables(catalog: &mut toml::Value) {
+    let mut files: Vec<PathBuf> = std::fs::read_dir("options")
+        .expect("analyzer/options is readable")
+        .map(|e| e.expect("analyzer/options lists").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    let mut tables: Vec<(String, String, toml::Value)> = Vec::new();
+    for path in &files {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let text = std::fs::read_to_string(path).expect("an option file is readable");
+        let file: toml::Table = match toml::from_str(&text) {
+            Ok(t) => t,
+            Err(e) => panic!("analyzer/{}: {e}", path.display()),
+        };
+        for (name, table) in file {
+            tables.push((path.display().to_string(), name, table));
+        }
+    }
+    let resolved: Vec<(String, String, toml::Value)> = tables
+        .iter()
+        .map(|(file, name, table)| {
+            let table = match table.get("same_as").and_then(toml::Value::as_str) {
+                Some(other) => match tables.iter().find(|(_, n, _)| n == other) {
+                    Some((_, _, t)) if t.get("same_as").is_none() => t.clone(),
+                    _ => panic!("analyzer/{file}: [{name}] same_as `{other}`, which has no table of its own"),
+                },
+                None => table.clone(),
+            };
+            (file.clone(), name.clone(), table)
+        })
+        .collect();
+    let programs = catalog
+        .get_mut("programs")
+        .and_then(toml::Value::as_table_mut)
+        .expect("catalog.toml has [programs]");
+    for (file, name, table) in resolved {
+        if let Err(e) = table.clone().try_into::<schema::OptionTable>() {
+            panic!("analyzer/{file}: [{name}]: {e}");
+        }
+        let Some(entry) = programs.get_mut(&name).and_then(toml::Value::as_table_mut) else {
+            panic!("analyzer/{file}: [{name}] is not a program in catalog.toml");
+        };
+        if entry.insert("options".into(), table).is_some() {
+            panic!("analyzer/{file}: [{name}] has two option tables");
+        }
+    }
 }

@@ -37,6 +37,8 @@ pub enum Writes {
     All,
     /// The last operand, and any `-t`/`--target-directory` value (cp, mv).
     Last,
+    /// The second operand, when given (uniq INPUT OUTPUT, xxd IN OUT).
+    Second,
 }
 
 /// Which arguments of a program name files it deletes or moves away.
@@ -182,6 +184,12 @@ pub struct Entry {
     /// count in both.
     #[serde(default)]
     pub writes: Option<Writes>,
+    /// Options whose value names a file it writes (`sort -o`, `--output`):
+    /// a short one anywhere in a cluster (its value attached or the next
+    /// word), a long one by any prefix, `=value` or the next word. Checked
+    /// like `writes` operands, whether or not `writes` is set.
+    #[serde(default)]
+    pub output_options: Vec<String>,
     /// Which operands name files it deletes or moves away (the write model
     /// self-protection and the destructive layer read).
     #[serde(default)]
@@ -247,6 +255,75 @@ pub struct Entry {
     /// writes through it land there, so every operand counts as written.
     #[serde(default)]
     pub links: bool,
+    /// The program's reviewed option table (`analyzer/options/*.toml`,
+    /// merged in by build.rs): an option not in it makes the invocation
+    /// unknown (BG214).
+    #[serde(default)]
+    pub options: Option<OptionTable>,
+}
+
+/// How a program reads its options, so a spelling is read as its own
+/// parser reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OptionSyntax {
+    /// GNU `getopt_long`: options anywhere before `--`; short options
+    /// cluster and take attached values (`-k1,1`); a long option may be
+    /// any unique prefix, its value attached with `=` or the next word.
+    Gnu,
+    /// POSIX `getopt` and bash's builtins: as `gnu`, but options end at the
+    /// first operand.
+    Posix,
+    /// One dash and a word (`-in FILE`, `-noout`), as openssl and xxd read
+    /// them; a word that is no listed name is read as a `gnu` cluster.
+    SingleDash,
+    /// No argument is an option that changes what it does (`echo`, `:`,
+    /// `test`): `why` says why.
+    Operands,
+}
+
+/// Every option a program accepts, as reviewed from its `--help` and
+/// manual. Being listed means reviewed: what an option does that matters
+/// (runs code, reaches the network, writes) is said by the entry's
+/// `escapes`, `writes` and kin; the rest only change what it prints.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptionTable {
+    /// What was reviewed: the program, its version, the sources read.
+    pub reviewed: String,
+    pub syntax: OptionSyntax,
+    /// Why no argument is an option that matters (`syntax = "operands"`).
+    #[serde(default)]
+    pub why: Option<String>,
+    /// Short option letters without a value.
+    #[serde(default)]
+    pub short: String,
+    /// Short option letters that take a value (attached or the next word).
+    #[serde(default)]
+    pub short_value: String,
+    /// Short option letters whose value can only be attached (`sed -i.bak`).
+    #[serde(default)]
+    pub short_optional: String,
+    /// Long option names (no dashes) without a value.
+    #[serde(default)]
+    pub long: Vec<String>,
+    /// Long option names that take a value (`--opt=v` or `--opt v`).
+    #[serde(default)]
+    pub long_value: Vec<String>,
+    /// Long option names whose value can only be attached (`--color=auto`).
+    #[serde(default)]
+    pub long_optional: Vec<String>,
+    /// `-NUM` is an option (`head -5`, `kill -9`).
+    #[serde(default)]
+    pub numeric: bool,
+    /// `+x` clusters are options too (`set +e`, `declare +x`).
+    #[serde(default)]
+    pub plus: bool,
+    /// The arguments, after the program's name, that print its option list
+    /// (`["--help"]` when absent; `[]` when it has none and the manual was
+    /// read instead). Builtins are read through bash's `help`.
+    #[serde(default)]
+    pub help: Option<Vec<String>>,
 }
 
 fn yes() -> bool {

@@ -76,6 +76,9 @@ pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {
             }
         }
     }
+    for (i, value) in output_values(&entry.output_options, args) {
+        out.writes.push((i, value));
+    }
     // `key=value` operands (dd's if=, bs=) are not paths.
     let plain = |a: &&(usize, &Arg)| !a.1.shape.contains('=');
     match writes {
@@ -88,6 +91,9 @@ pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {
         Some(Writes::Last) => out
             .writes
             .extend(operands.last().map(|(i, a)| (*i, a.shape.clone()))),
+        Some(Writes::Second) => out
+            .writes
+            .extend(operands.get(1).map(|(i, a)| (*i, a.shape.clone()))),
         None => {}
     }
     match entry.removes {
@@ -100,6 +106,56 @@ pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {
                 .extend(operands[..n].iter().map(|(_, a)| a.shape.clone()));
         }
         None => {}
+    }
+    out
+}
+
+/// The values of output options (`-o FILE`, `-oFILE`, `-uo FILE`,
+/// `--output=FILE`, `--out FILE`), with the index of the argument holding
+/// each. A cluster or prefix that may not be the option still counts: an
+/// extra path looked at costs nothing but a closer look.
+fn output_values(options: &[String], args: &[Arg]) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    if options.is_empty() {
+        return out;
+    }
+    for (i, a) in args.iter().enumerate() {
+        let t = a.shape.as_str();
+        let next = || args.get(i + 1).map(|n| (i + 1, n.shape.clone()));
+        if t == "--" {
+            break;
+        }
+        if let Some(body) = t.strip_prefix("--") {
+            let (name, value) = match body.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (body, None),
+            };
+            let hit = !name.is_empty()
+                && options
+                    .iter()
+                    .filter_map(|o| o.strip_prefix("--"))
+                    .any(|o| o.starts_with(name));
+            if hit {
+                match value {
+                    Some(v) => out.push((i, v.to_string())),
+                    None => out.extend(next()),
+                }
+            }
+        } else if let Some(body) = t.strip_prefix('-') {
+            for o in options.iter().filter_map(|o| o.strip_prefix('-')) {
+                if o.starts_with('-') || o.is_empty() {
+                    continue;
+                }
+                if let Some(at) = body.find(o) {
+                    let rest = &body[at + o.len()..];
+                    if rest.is_empty() {
+                        out.extend(next());
+                    } else {
+                        out.push((i, rest.to_string()));
+                    }
+                }
+            }
+        }
     }
     out
 }

@@ -38,6 +38,7 @@ pub enum Rule {
     SubscriptEvaluation,
     Privilege,
     WritesSystemDir,
+    UnreviewedOption,
 }
 
 pub struct RuleInfo {
@@ -182,6 +183,11 @@ rules! {
         why: "The analyzer trusts `ls` to be the system tool and a later `git status` to run no new hook; a write there changes what later, harmless-looking commands run."
         example: "cp ./payload ~/.local/bin/ls"
         counter: "cp ./payload ./build/ls";
+    UnreviewedOption "BG214" "unreviewed-option" Unknown
+        summary: "A local tool is given an option its reviewed option table does not hold."
+        why: "Local tools are proven local option by option: each program's options were read from its help and manual and the ones that run code, reach the network or write were marked. An option outside that list (a newer version's, another implementation's, a misspelling the program reads differently) has not been reviewed."
+        example: "ls --frobnicate"
+        counter: "ls --all";
     ParseError "BG301" "parse-error" Unknown
         summary: "The command does not parse cleanly as bash."
         why: "What bash would run cannot be known from a tree with errors in it."

@@ -1105,5 +1105,60 @@ fn option_spellings_code_paths_and_hidden_writes() {
         ("xxd firmware.bin", S, &[]),
         ("strings a.out", S, &[]),
         ("install -m 644 a /tmp/b", S, &[]),
+        // Output options and output operands are written files.
+        ("sort -o /usr/local/bin/python3 x", U, &["BG213"]),
+        ("sort -uo/usr/bin/ls x", U, &["BG213"]),
+        ("sort --out=/usr/bin/ls x", U, &["BG213"]),
+        ("shuf -e a -o ~/.bashrc", U, &["BG213"]),
+        ("uniq list /usr/local/bin/ls", U, &["BG213"]),
+        ("xxd firmware.bin /usr/local/bin/ls", U, &["BG213"]),
+        ("uniq .bashrc", S, &[]),
+        ("sort -o sorted.txt .bashrc", S, &[]),
+        ("awk '{ print > $1 }' list", U, &["BG204"]),
+        ("awk '{ print > \"out.txt\" }' list", S, &[]),
+    ]);
+}
+
+#[test]
+fn options_are_read_as_the_program_reads_them() {
+    table(&[
+        // Not in the reviewed table: a newer version's, another
+        // implementation's, or a spelling that means something else.
+        ("ls --frobnicate", U, &["BG214"]),
+        ("ls -y", U, &["BG214"]),
+        ("cat -Z f", U, &["BG214"]),
+        ("sort --xyz f", U, &["BG214"]),
+        ("grep --no-such-option x f", U, &["BG214"]),
+        // An ambiguous prefix is refused by the program; unknown to us.
+        ("ls --al", U, &["BG214"]),
+        // A unique prefix is the option it abbreviates.
+        ("ls --almost", S, &[]),
+        ("sort --compress=sh f", U, &["BG204"]),
+        ("sort --rev f", S, &[]),
+        // Attached and separate values are values, not options.
+        ("sort -k1,1n -t, f", S, &[]),
+        ("cut -d- -f1 f", S, &[]),
+        ("grep -e --frob f", S, &[]),
+        ("head -n -5 f", S, &[]),
+        ("head -5 f", S, &[]),
+        ("ls -I '-*' .", S, &[]),
+        // After `--` (and after the first operand, for POSIX parsers),
+        // dashes are data.
+        ("ls -- -weird", S, &[]),
+        ("rm -f -- -x", S, &[]),
+        ("printf '%s\\n' -x", S, &[]),
+        ("echo -z -y", S, &[]),
+        ("test -f x", S, &[]),
+        // Builtins' own options.
+        ("read -r -p 'name: ' x", S, &[]),
+        ("cd -P -- /tmp", S, &[]),
+        ("set +e -o pipefail", S, &[]),
+        ("kill -9 1234", S, &[]),
+        ("umask -S", S, &[]),
+        ("openssl x509 -in c.pem -noout -text", S, &[]),
+        ("openssl x509 -in c.pem -frobnicate", U, &["BG214"]),
+        ("xxd -c8 -g1 f", S, &[]),
+        ("tar xzf a.tgz -C out", S, &[]),
+        ("tar cQf a.tar src", U, &["BG214"]),
     ]);
 }

@@ -509,14 +509,21 @@ impl<'c> Resolver<'c> {
         if !writer || self.catalog.read_only_programs.iter().any(|p| p == canon) {
             return;
         }
+        let modelled = entry.writes.is_some() || !entry.output_options.is_empty();
+        let effects: Vec<usize> = crate::effects::file_effects(entry, rest)
+            .writes
+            .iter()
+            .map(|(i, _)| *i)
+            .collect();
         let written = |i: usize| match entry.writes {
-            Some(crate::catalog::Writes::Last) => i + 1 == rest.len(),
-            Some(crate::catalog::Writes::All) | None => true,
+            Some(crate::catalog::Writes::All) => true,
+            Some(crate::catalog::Writes::Last) => i + 1 == rest.len() || effects.contains(&i),
+            Some(crate::catalog::Writes::Second) | None => effects.contains(&i),
         };
         for (i, a) in rest.iter().enumerate() {
             // With a write model, an operand it does not write is only read
             // (`cp .git/hooks/x.sample /tmp/x`); options are always looked at.
-            if entry.writes.is_some() && !entry.links && !a.shape.starts_with('-') && !written(i) {
+            if modelled && !entry.links && !a.shape.starts_with('-') && !written(i) {
                 continue;
             }
             if let Some(place) = self.catalog.names_protected_place(&a.shape) {
@@ -580,6 +587,16 @@ impl<'c> Resolver<'c> {
             if !has_any_option(args, &entry.local_with) && !directory_given(args, &esc.unless_dir) {
                 let name = args.first().map(|a| a.span).unwrap_or_default();
                 verdict = verdict.max(self.add(frame, Rule::EscapeOption, name, esc.why.clone()));
+            }
+        }
+        if let Some(table) = &entry.options {
+            for (i, option) in super::options::unreviewed(table, args, entry.bundled_options) {
+                verdict = verdict.max(self.add(
+                    frame,
+                    Rule::UnreviewedOption,
+                    args[i].span,
+                    format!("`{canon} {option}` is not an option of `{canon}` that bashgate has reviewed"),
+                ));
             }
         }
         let risky = !entry.escapes.is_empty() || entry.script.is_some();

@@ -3,6 +3,7 @@
 
 use crate::args::Arg;
 use crate::catalog::Entry;
+use crate::catalog::{OptionSyntax, OptionTable};
 
 #[derive(Debug, Default)]
 pub struct Parsed {
@@ -180,4 +181,126 @@ fn match_long(entry: &Entry, name: &str) -> Option<String> {
         }
     }
     found.cloned()
+}
+
+/// Options of a local program its reviewed table does not hold, read the
+/// way the program's own parser reads them: `(argument index, option)`.
+/// Arguments known only at run time are the escape model's business
+/// (BG210), not this one's. `bundled` reads a dash-less first argument as a
+/// cluster (`tar xzf`).
+pub fn unreviewed(table: &OptionTable, args: &[Arg], bundled: bool) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    if table.syntax == OptionSyntax::Operands {
+        return found;
+    }
+    let mut i = 0;
+    while i < args.len() {
+        let at = i;
+        i += 1;
+        let Some(s) = args[at].text() else { continue };
+        if s == "--" {
+            break;
+        }
+        let bundle;
+        let s = if at == 0 && bundled && !s.starts_with(['-', '+']) && !s.is_empty() {
+            bundle = format!("-{s}");
+            bundle.as_str()
+        } else {
+            s
+        };
+        let is_option = (s.starts_with('-') || (table.plus && s.starts_with('+'))) && s.len() > 1;
+        if !is_option {
+            if table.syntax == OptionSyntax::Posix {
+                break;
+            }
+            continue;
+        }
+        if let Some(body) = s.strip_prefix("--") {
+            match long_option(table, body) {
+                Some(LongArity::Value) if !body.contains('=') => i += 1,
+                Some(_) => {}
+                None => found.push((at, s.split('=').next().unwrap_or(s).to_string())),
+            }
+            continue;
+        }
+        let body = &s[1..];
+        if table.syntax == OptionSyntax::SingleDash {
+            if let Some(arity) = single_dash(table, body) {
+                if arity == LongArity::Value && !body.contains('=') {
+                    i += 1;
+                }
+                continue;
+            }
+        }
+        if table.numeric && body.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        for (j, c) in body.char_indices() {
+            if table.short.contains(c) {
+                continue;
+            }
+            let attached = !body[j + c.len_utf8()..].is_empty();
+            if table.short_value.contains(c) {
+                if !attached {
+                    i += 1;
+                }
+                break;
+            }
+            if table.short_optional.contains(c) {
+                break;
+            }
+            found.push((at, format!("{}{c}", &s[..1])));
+            break;
+        }
+    }
+    found
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LongArity {
+    Flag,
+    Value,
+    Optional,
+}
+
+fn arity_of(table: &OptionTable, name: &str) -> Option<LongArity> {
+    if table.long.iter().any(|o| o == name) {
+        Some(LongArity::Flag)
+    } else if table.long_value.iter().any(|o| o == name) {
+        Some(LongArity::Value)
+    } else if table.long_optional.iter().any(|o| o == name) {
+        Some(LongArity::Optional)
+    } else {
+        None
+    }
+}
+
+/// `name[=value]` after `--`: the exact name, or the one name it
+/// abbreviates (getopt_long accepts any unique prefix; a prefix shared by
+/// several names is an error to the program, and unknown to us).
+fn long_option(table: &OptionTable, body: &str) -> Option<LongArity> {
+    let name = body.split('=').next().unwrap_or(body);
+    if name.is_empty() {
+        return None;
+    }
+    if let Some(a) = arity_of(table, name) {
+        return Some(a);
+    }
+    let mut matches = table
+        .long
+        .iter()
+        .chain(&table.long_value)
+        .chain(&table.long_optional)
+        .filter(|o| o.starts_with(name));
+    let first = matches.next()?;
+    if matches.next().is_some() {
+        return None;
+    }
+    arity_of(table, first)
+}
+
+/// `-name[=value]`, exact (openssl, xxd).
+fn single_dash(table: &OptionTable, body: &str) -> Option<LongArity> {
+    let name = body.split('=').next().unwrap_or(body);
+    arity_of(table, name)
 }

@@ -191,6 +191,27 @@ pub fn check(args: &[Arg]) -> Vec<ScriptFinding> {
     out
 }
 
+/// Whether a redirection's target is one string literal and nothing more
+/// (the written name is then in the command, for the write model to see).
+fn literal_target(rest: &[char]) -> bool {
+    let mut p = 0;
+    while rest.get(p).is_some_and(|c| *c == ' ' || *c == '\t') {
+        p += 1;
+    }
+    if rest.get(p) != Some(&'"') {
+        return false;
+    }
+    p += 1;
+    while p < rest.len() && rest[p] != '"' {
+        p += if rest[p] == '\\' { 2 } else { 1 };
+    }
+    p += 1;
+    while rest.get(p).is_some_and(|c| *c == ' ' || *c == '\t') {
+        p += 1;
+    }
+    matches!(rest.get(p), None | Some(';' | '\n' | '}'))
+}
+
 /// Looks through an awk program, outside strings, regexes and comments.
 fn scan(prog: &str) -> Option<String> {
     let b: Vec<char> = prog.chars().collect();
@@ -198,8 +219,34 @@ fn scan(prog: &str) -> Option<String> {
     let mut p = 0;
     // Whether a `/` here starts a regex rather than a division.
     let mut regex_ok = true;
+    // Inside a print or printf statement, outside parentheses, `>` and
+    // `>>` redirect its output to the file named next.
+    let mut in_print = false;
+    let mut depth = 0usize;
     while p < n {
         let c = b[p];
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ';' | '\n' | '}' | '{' => {
+                in_print = false;
+                depth = 0;
+            }
+            '>' if in_print && depth == 0 => {
+                p += 1;
+                if b.get(p) == Some(&'>') {
+                    p += 1;
+                }
+                if !literal_target(&b[p..]) {
+                    return Some(
+                        "awk writes to a file whose name is computed at run time, which could be one that decides what later commands run".into(),
+                    );
+                }
+                regex_ok = true;
+                continue;
+            }
+            _ => {}
+        }
         match c {
             '"' => {
                 p += 1;
@@ -267,6 +314,10 @@ fn scan(prog: &str) -> Option<String> {
                 if word == "system" {
                     return Some("awk's `system()` runs a shell command".into());
                 }
+                if word == "print" || word == "printf" {
+                    in_print = true;
+                    depth = 0;
+                }
                 // After a keyword like `print` or `return`, `/` starts a regex.
                 regex_ok = matches!(word.as_str(), "print" | "printf" | "return" | "in" | "case");
             }
@@ -300,6 +351,10 @@ mod tests {
             "{ print > \"out.txt\" }",
             "# comment | here\n{print}",
             "{ a[$1] = a[$1] \"|\" $2 }",
+            "{ print >> \"log\"; n++ }",
+            "{ print (NR > 2) }",
+            "$3 > 10 { print $1 }",
+            "{ if ($2 > 0) print $1 > \"pos\"; else print $1 }",
         ] {
             assert_eq!(scan(s), None, "{s}");
         }
@@ -314,6 +369,19 @@ mod tests {
             "BEGIN { print \"x\" |& \"cat\" }",
             "@load \"filefuncs\"",
             "{ print $1 / 2 | \"sh\" }",
+        ] {
+            assert!(scan(s).is_some(), "{s}");
+        }
+    }
+
+    #[test]
+    fn writes_to_computed_names() {
+        for s in [
+            "{ print > $1 }",
+            "{ print $2 >> $1 \".sh\" }",
+            "{ printf(\"%s\", $0) > name }",
+            "{ f = \".bash\" \"rc\"; print \"x\" > f }",
+            "{ print > \"out\" $1 }",
         ] {
             assert!(scan(s).is_some(), "{s}");
         }
