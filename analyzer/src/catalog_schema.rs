@@ -190,6 +190,15 @@ pub struct Entry {
     /// like `writes` operands, whether or not `writes` is set.
     #[serde(default)]
     pub output_options: Vec<String>,
+    /// Its written operands and output values are prefixes of the names it
+    /// writes (split PREFIX, csplit -f): one that can complete a protected
+    /// name is not proven.
+    #[serde(default)]
+    pub name_prefix: bool,
+    /// Copies directory trees with -r/-R/-a (cp): a tree merged into the
+    /// working directory or home writes names the command does not show.
+    #[serde(default)]
+    pub recursive_copy: bool,
     /// Which operands name files it deletes or moves away (the write model
     /// self-protection and the destructive layer read).
     #[serde(default)]

@@ -46,41 +46,33 @@ pub(crate) fn find_removes(args: &[Arg]) -> Vec<String> {
 pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {
     let mut out = FileEffects::default();
     // sed -i (in any cluster, or --in-place) writes its file operands.
-    let in_place = entry.script == Some(ScriptLang::Sed)
-        && args.iter().filter_map(Arg::text).any(|t| {
-            t.starts_with("--in-place")
-                || (t.starts_with('-') && !t.starts_with("--") && t.contains('i'))
-        });
+    let in_place = entry.script == Some(ScriptLang::Sed) && sed_in_place(args).is_some();
     let writes = if in_place {
         Some(Writes::All)
     } else {
         entry.writes
     };
-    let operands: Vec<(usize, &Arg)> = args
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| !a.shape.starts_with('-'))
-        .collect();
+    let operands: Vec<(usize, &Arg)> = operands(entry, args);
+    // `-t DIR` in every spelling (`-vtDIR`, `--target=DIR`).
+    let mut targets = Vec::new();
     if writes.is_some() {
         for (i, a) in args.iter().enumerate() {
-            let t = a.shape.as_str();
-            if let Some(v) = t
-                .strip_prefix("of=")
-                .or_else(|| t.strip_prefix("--target-directory="))
-            {
+            if let Some(v) = a.shape.strip_prefix("of=") {
                 out.writes.push((i, v.to_string()));
-            } else if t == "-t" || t == "--target-directory" {
-                if let Some(v) = args.get(i + 1) {
-                    out.writes.push((i + 1, v.shape.clone()));
-                }
             }
         }
+        targets = option_values(&TARGET_DIRECTORY, args);
+        out.writes.extend(targets.iter().cloned());
     }
-    for (i, value) in output_values(&entry.output_options, args) {
-        out.writes.push((i, value));
-    }
-    // `key=value` operands (dd's if=, bs=) are not paths.
-    let plain = |a: &&(usize, &Arg)| !a.1.shape.contains('=');
+    out.writes
+        .extend(option_values(&entry.output_options, args));
+    // `key=value` operands (dd's if=, bs=) are not paths; a path with `=`
+    // in it (`/usr/bin/x=y/../ls`) is.
+    let plain = |a: &&(usize, &Arg)| {
+        a.1.shape
+            .split_once('=')
+            .is_none_or(|(k, _)| k.is_empty() || !k.bytes().all(|b| b.is_ascii_lowercase()))
+    };
     match writes {
         Some(Writes::All) => out.writes.extend(
             operands
@@ -88,13 +80,48 @@ pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {
                 .filter(plain)
                 .map(|(i, a)| (*i, a.shape.clone())),
         ),
-        Some(Writes::Last) => out
-            .writes
-            .extend(operands.last().map(|(i, a)| (*i, a.shape.clone()))),
+        Some(Writes::Last) => {
+            // A copy, move or link into a directory writes DIR/NAME for
+            // each source NAME (`cp dotfiles/.bashrc ~` writes ~/.bashrc).
+            let (dests, sources): (Vec<(usize, String)>, &[(usize, &Arg)]) = if targets.is_empty() {
+                match operands.split_last() {
+                    Some(((i, a), sources)) => (vec![(*i, a.shape.clone())], sources),
+                    None => (Vec::new(), &[]),
+                }
+            } else {
+                (targets.clone(), &operands[..])
+            };
+            if targets.is_empty() {
+                out.writes.extend(dests.iter().cloned());
+            }
+            for (i, dest) in &dests {
+                for (_, source) in sources {
+                    let name = basename(&source.shape);
+                    if !name.is_empty() {
+                        out.writes
+                            .push((*i, format!("{}/{name}", dest.trim_end_matches('/'))));
+                    }
+                }
+            }
+        }
         Some(Writes::Second) => out
             .writes
             .extend(operands.get(1).map(|(i, a)| (*i, a.shape.clone()))),
         None => {}
+    }
+    // sed -iSUFFIX keeps a backup at FILE+SUFFIX (`*` in the suffix is
+    // the file's name, and a `/` puts it in another directory).
+    if entry.script == Some(ScriptLang::Sed) {
+        if let Some(Some(suffix)) = sed_in_place(args) {
+            for (i, a) in &operands {
+                let backup = if suffix.contains('*') {
+                    suffix.replace('*', basename(&a.shape))
+                } else {
+                    format!("{}{suffix}", a.shape)
+                };
+                out.writes.push((*i, backup));
+            }
+        }
     }
     match entry.removes {
         Some(Removes::All) => out
@@ -110,11 +137,69 @@ pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {
     out
 }
 
-/// The values of output options (`-o FILE`, `-oFILE`, `-uo FILE`,
+/// The operands, as the program's option table reads its arguments (the
+/// value of `-b 1` is no operand); without a table, every argument that
+/// does not start with `-`.
+fn operands<'a>(entry: &Entry, args: &'a [Arg]) -> Vec<(usize, &'a Arg)> {
+    match &entry.options {
+        Some(table) => crate::resolve::options::read(table, args, entry.bundled_options)
+            .operands
+            .into_iter()
+            .map(|i| (i, &args[i]))
+            .collect(),
+        None => args
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| !a.shape.starts_with('-'))
+            .collect(),
+    }
+}
+
+const TARGET_DIRECTORY: [&str; 2] = ["-t", "--target-directory"];
+
+/// sed's in-place option in any spelling (`-i`, `-ni`, `-i.bak`, `--in`,
+/// `--in-place=.bak`): `Some(suffix)` when given.
+fn sed_in_place(args: &[Arg]) -> Option<Option<String>> {
+    for a in args {
+        let t = a.shape.as_str();
+        if t == "--" {
+            break;
+        }
+        if let Some(body) = t.strip_prefix("--") {
+            let (name, value) = body
+                .split_once('=')
+                .map_or((body, None), |(n, v)| (n, Some(v)));
+            if !name.is_empty() && "in-place".starts_with(name) {
+                return Some(value.filter(|v| !v.is_empty()).map(String::from));
+            }
+        } else if let Some(body) = t.strip_prefix('-') {
+            // -e, -f, -l and -s... take values: an `i` after them is theirs.
+            for (j, c) in body.char_indices() {
+                match c {
+                    'i' => {
+                        let rest = &body[j + 1..];
+                        return Some((!rest.is_empty()).then(|| rest.to_string()));
+                    }
+                    'e' | 'f' | 'l' => break,
+                    _ => {}
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The last component of a path shape (`a/b/` is `b`).
+fn basename(shape: &str) -> &str {
+    let trimmed = shape.trim_end_matches('/');
+    trimmed.rsplit('/').next().unwrap_or(trimmed)
+}
+
+/// The values of options that name a file or directory (`-o FILE`, `-oFILE`, `-uo FILE`,
 /// `--output=FILE`, `--out FILE`), with the index of the argument holding
 /// each. A cluster or prefix that may not be the option still counts: an
 /// extra path looked at costs nothing but a closer look.
-fn output_values(options: &[String], args: &[Arg]) -> Vec<(usize, String)> {
+pub(crate) fn option_values<S: AsRef<str>>(options: &[S], args: &[Arg]) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     if options.is_empty() {
         return out;
@@ -133,7 +218,7 @@ fn output_values(options: &[String], args: &[Arg]) -> Vec<(usize, String)> {
             let hit = !name.is_empty()
                 && options
                     .iter()
-                    .filter_map(|o| o.strip_prefix("--"))
+                    .filter_map(|o| o.as_ref().strip_prefix("--"))
                     .any(|o| o.starts_with(name));
             if hit {
                 match value {
@@ -142,7 +227,7 @@ fn output_values(options: &[String], args: &[Arg]) -> Vec<(usize, String)> {
                 }
             }
         } else if let Some(body) = t.strip_prefix('-') {
-            for o in options.iter().filter_map(|o| o.strip_prefix('-')) {
+            for o in options.iter().filter_map(|o| o.as_ref().strip_prefix('-')) {
                 if o.starts_with('-') || o.is_empty() {
                     continue;
                 }

@@ -166,8 +166,9 @@ fn redirects_to_sockets() {
         ("cat < $(echo /dev/tcp/h/1)", U, &["BG308"]),
         ("echo x > $dest", U, &["BG308"]),
         ("echo x > /dev/$p/h/1", U, &["BG308"]),
-        ("echo x > out/$name", S, &[]),
-        ("echo x > /tmp/$name", S, &[]),
+        // A computed name can climb out with `..` or be .bashrc.
+        ("echo x > out/$name", U, &["BG213"]),
+        ("echo x > /tmp/$name", U, &["BG213"]),
         ("ls > out.txt 2>&1", S, &[]),
         ("ls 2>/dev/null", S, &[]),
         ("echo /dev/tcp/h/1", S, &[]),
@@ -393,7 +394,6 @@ fn local_tools_with_escape_hatches() {
             &["BG107"],
         ),
         ("awk -f prog.awk f", U, &["BG211"]),
-        ("awk --sandbox 'BEGIN{system(\"id\")}'", S, &[]),
         ("tar czf a.tgz src", S, &[]),
         ("tar xf a.tar --to-command='sh -c x'", U, &["BG204"]),
         ("tar -I 'sh -c id' -xf a.tar", U, &["BG204"]),
@@ -803,10 +803,15 @@ fn variables_that_change_what_runs() {
         ("getent hosts example.com", N, &["BG102"]),
         ("ssh-keygen -t ed25519-sk -w ./provider.so", U, &["BG204"]),
         ("xdg-open https://example.com", N, &["BG101"]),
-        ("find . -name '*.txt' -exec sed -i 's/a/b/' {} +", S, &[]),
+        // sed -i edits whatever find finds, .git/config and .bashrc included.
+        (
+            "find . -name '*.txt' -exec sed -i 's/a/b/' {} +",
+            U,
+            &["BG213"],
+        ),
         ("find src test -type f -exec rg -l x {} +", S, &[]),
         ("find $dir -exec rg x {} +", U, &["BG210"]),
-        ("find . -execdir sed -i 's/a/b/' {} \\;", S, &[]),
+        ("find . -execdir sed -i 's/a/b/' {} \\;", U, &["BG213"]),
     ]);
 }
 
@@ -1160,5 +1165,91 @@ fn options_are_read_as_the_program_reads_them() {
         ("xxd -c8 -g1 f", S, &[]),
         ("tar xzf a.tgz -C out", S, &[]),
         ("tar cQf a.tar src", U, &["BG214"]),
+    ]);
+}
+
+#[test]
+fn writes_found_by_the_option_review() {
+    table(&[
+        // Target directories in every spelling, system directories too.
+        ("cp -vt /usr/local/bin x", U, &["BG213"]),
+        ("cp --target /usr/local/bin x", U, &["BG213"]),
+        ("ln -st /usr/local/bin x", U, &["BG213"]),
+        ("cp -vt build x", S, &[]),
+        // Into a directory: DIR/NAME is written.
+        ("cp dotfiles/.bashrc ~", U, &["BG213"]),
+        ("cp -r /tmp/evil/.git .", U, &["BG213"]),
+        ("mv /tmp/x/.envrc .", U, &["BG213"]),
+        ("cp notes.txt backup/", S, &[]),
+        // A tree merged into the working directory or home.
+        ("cp -a payload/. .", U, &["BG204"]),
+        ("cp -rT payload ~", U, &["BG204"]),
+        ("cp -r src/. build", S, &[]),
+        ("cp -r src build", S, &[]),
+        // Names computed at run time.
+        ("tee \"$(echo .bash)rc\" < x", U, &[]),
+        ("echo x > out/$name", U, &["BG213"]),
+        ("cp x \"build/$f\"", U, &["BG213"]),
+        ("cp src/* ~", U, &["BG213"]),
+        ("cp src/*.txt backup/", S, &[]),
+        ("echo x > out/result.txt", S, &[]),
+        // Setuid spelled with an operator, and mode options in clusters.
+        ("chmod +4000 f", U, &["BG212"]),
+        ("chmod u+x,+4000 f", U, &["BG212"]),
+        ("install -m +4755 a b", U, &["BG212"]),
+        ("install -Dm 4755 a b", U, &["BG212"]),
+        ("install --mod=4755 a b", U, &["BG212"]),
+        ("chmod \"$m\" f", U, &["BG212"]),
+        ("chmod +x \"$f\"", U, &["BG213"]),
+        ("chmod --reference=/usr/bin/sudo f", U, &["BG204"]),
+        // Links made by cp and link.
+        ("cp -s .git/config cfg", U, &[]),
+        ("link .git/config cfg", U, &["BG213"]),
+        // Names completed from a prefix or a suffix.
+        ("split -a1 -l1 f .bashr", U, &["BG213"]),
+        ("split --additional-suffix=hrc f .b", U, &["BG204"]),
+        ("split -l 100 big.txt part-", S, &[]),
+        ("csplit -f .bash -b 'rc%.0d' f 3", U, &["BG204"]),
+        ("csplit -f /usr/local/bin/x f 3", U, &["BG213"]),
+        ("csplit -f part f 3", S, &[]),
+        // Device nodes; system directories through the write model.
+        ("mknod disk b 8 0", U, &["BG204"]),
+        ("mknod pipe p", S, &[]),
+        ("chmod -R o+w /usr/local/bin", U, &["BG213"]),
+        ("tee /usr/local/bin/x=y/../ls < f", U, &["BG213"]),
+        // Found by the review of archive and text tools.
+        ("unzip -l -- -l x.zip", U, &["BG204"]),
+        ("zip -T -qTTcmd a.zip f", U, &["BG204"]),
+        ("7z X a.7z", U, &[]),
+        ("7z -- x a.7z", U, &["BG204"]),
+        ("uudecode payload.uu", U, &["BG204"]),
+        ("uudecode -o out.bin payload.uu", S, &[]),
+        ("zless '+!id' f.gz", U, &["BG204"]),
+        ("gunzip -N x.gz", U, &["BG204"]),
+        ("gzip -S rc .bash", U, &["BG204"]),
+        ("gzip -d x.gz", S, &[]),
+        ("tar -xf a.tar -C out -T list", U, &["BG204"]),
+        ("tar -xPf a.tar -C out", U, &["BG204"]),
+        (
+            "gawk -Wsource='BEGIN{system(\"id\")}' /dev/null",
+            U,
+            &["BG204"],
+        ),
+        // awk may be original-awk, which ignores --sandbox.
+        ("awk --sandbox 'BEGIN{system(\"id\")}'", U, &["BG204"]),
+        ("gawk -d/usr/local/bin/x 'BEGIN{}'", U, &["BG213"]),
+        ("sed --i 's/a/b/' ~/.bashrc", U, &["BG213"]),
+        ("sed -irc 's/a/b/' .bash", U, &["BG213"]),
+        ("sed -i 's/a/b/' notes.txt", S, &[]),
+        ("echo '!id' | dc -e '?'", U, &["BG204"]),
+        (
+            "iconv -f latin1 -t utf8 -o /usr/local/bin/x f",
+            U,
+            &["BG213"],
+        ),
+        ("iconv -f latin1 -t utf8 -o out.txt f", S, &[]),
+        ("yq -i '.a = 1' f.yaml", U, &["BG204"]),
+        ("file -C -m magic", U, &["BG204"]),
+        ("man -C evil.conf ls", U, &["BG204"]),
     ]);
 }

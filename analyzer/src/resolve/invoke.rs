@@ -2,7 +2,7 @@
 //! Wrappers and shells hand their inner programs back to [`Resolver::invoke`].
 
 use crate::analysis::Invocation;
-use crate::catalog::{Class, Entry, Escape, EscapeVerdict, Special};
+use crate::catalog::{Catalog, Class, Entry, Escape, EscapeVerdict, Special};
 use crate::rules::Rule;
 use crate::scripts;
 use crate::verdict::Verdict;
@@ -509,7 +509,9 @@ impl<'c> Resolver<'c> {
         if !writer || self.catalog.read_only_programs.iter().any(|p| p == canon) {
             return;
         }
-        let modelled = entry.writes.is_some() || !entry.output_options.is_empty();
+        // A script (sed's `w`, awk's `print >`) writes where its text says.
+        let modelled =
+            (entry.writes.is_some() || !entry.output_options.is_empty()) && entry.script.is_none();
         let effects: Vec<usize> = crate::effects::file_effects(entry, rest)
             .writes
             .iter()
@@ -590,7 +592,7 @@ impl<'c> Resolver<'c> {
             }
         }
         if let Some(table) = &entry.options {
-            for (i, option) in super::options::unreviewed(table, args, entry.bundled_options) {
+            for (i, option) in super::options::read(table, args, entry.bundled_options).unreviewed {
                 verdict = verdict.max(self.add(
                     frame,
                     Rule::UnreviewedOption,
@@ -682,7 +684,11 @@ impl<'c> Resolver<'c> {
             }
         }
         for (i, path) in crate::effects::file_effects(entry, args).writes {
-            if let Some(hit) = self.catalog.persistence_target(&path) {
+            let hit = self
+                .catalog
+                .persistence_target(&path)
+                .or_else(|| self.catalog.names_protected_place(&path).map(String::from));
+            if let Some(hit) = hit {
                 verdict = verdict.max(self.add(
                     frame,
                     Rule::WritesSystemDir,
@@ -691,30 +697,52 @@ impl<'c> Resolver<'c> {
                         "`{canon}` writes `{path}` ({hit}), which decides what later commands run"
                     ),
                 ));
+            } else if written_path_unknown(self.catalog, &path, &args[i]) {
+                verdict = verdict.max(self.add(
+                    frame,
+                    Rule::WritesSystemDir,
+                    args[i].span,
+                    format!(
+                        "`{canon}` writes `{path}`, a name only known at run time that could be one that decides what later commands run"
+                    ),
+                ));
+            } else if entry.name_prefix && prefix_could_complete(self.catalog, &path) {
+                verdict = verdict.max(self.add(
+                    frame,
+                    Rule::WritesSystemDir,
+                    args[i].span,
+                    format!(
+                        "`{canon}` writes files whose names start with `{path}`, which can complete a name that decides what later commands run"
+                    ),
+                ));
             }
         }
+        if let Some(esc) = merges_tree_here(entry, args) {
+            verdict = verdict.max(self.add(frame, Rule::EscapeOption, esc.0, esc.1));
+        }
         if let Some(mode_options) = &entry.modes {
-            let mut prev: Option<&str> = None;
-            for a in args {
-                let Some(t) = a.text() else { continue };
-                let mode = if mode_options.is_empty()
-                    || prev.is_some_and(|p| mode_options.iter().any(|o| o == p))
-                {
-                    Some(t)
+            // chmod: any argument may be a mode (`-w`, `u+s`, `4755`), and
+            // the first operand is one; install -m: the option's values in
+            // every spelling (`-m4755`, `-Dm 4755`, `--mod=4755`).
+            let modes: Vec<(usize, String)> = if mode_options.is_empty() {
+                let first = args.iter().position(|a| !a.shape.starts_with('-'));
+                args.iter()
+                    .enumerate()
+                    .filter(|(i, a)| a.text().is_some() || Some(*i) == first)
+                    .map(|(i, a)| (i, a.shape.clone()))
+                    .collect()
+            } else {
+                crate::effects::option_values(mode_options, args)
+            };
+            for (i, mode) in modes {
+                let why = if mode.contains('*') {
+                    format!("`{canon}` is given a mode only known at run time, which could set a setuid or setgid bit")
+                } else if grants_setid(&mode) {
+                    format!("`{canon}` sets a setuid or setgid bit")
                 } else {
-                    t.split_once('=')
-                        .filter(|(k, _)| mode_options.iter().any(|o| o == k))
-                        .map(|(_, v)| v)
+                    continue;
                 };
-                if mode.is_some_and(grants_setid) {
-                    verdict = verdict.max(self.add(
-                        frame,
-                        Rule::Privilege,
-                        a.span,
-                        format!("`{canon}` sets a setuid or setgid bit"),
-                    ));
-                }
-                prev = Some(t);
+                verdict = verdict.max(self.add(frame, Rule::Privilege, args[i].span, why));
             }
         }
         if let Some(lang) = entry.script {
@@ -725,6 +753,92 @@ impl<'c> Resolver<'c> {
         verdict
     }
 }
+
+/// Whether a written path computed at run time could land on a protected
+/// place: a run-time part anywhere but the last component can hold `..`
+/// and climb anywhere; a glob (or a source's name) in the last component
+/// matters when it can match a protected name (`.*`, `*`, not `*.log`).
+pub(super) fn written_path_unknown(catalog: &Catalog, path: &str, arg: &Arg) -> bool {
+    if !path.contains('*') {
+        return false;
+    }
+    let (dir, base) = path.rsplit_once('/').unwrap_or(("", path));
+    if matches!(arg.value, Value::Dynamic) && arg.shape.contains('*') && path.contains(&arg.shape)
+        || dir.contains('*')
+    {
+        return true;
+    }
+    protected_names(catalog).any(|name| glob_match(base, name))
+}
+
+/// The names a protected place can have as a path's last component:
+/// `.bashrc`, `.git`, `hooks`, `bin`...
+fn protected_names(catalog: &Catalog) -> impl Iterator<Item = &str> {
+    catalog
+        .persistence_files
+        .iter()
+        .chain(&catalog.persistence_dirs)
+        .flat_map(|p| p.trim_start_matches("~/").split('/'))
+        .filter(|c| !c.is_empty())
+}
+
+/// Whether names made by appending to `prefix` (split's PREFIX, csplit's
+/// `-f`) can be protected: a hidden or protected name it starts, or a
+/// protected place it sits in.
+fn prefix_could_complete(catalog: &Catalog, prefix: &str) -> bool {
+    let (dir, base) = prefix.rsplit_once('/').unwrap_or(("", prefix));
+    if base.starts_with('.') || prefix.contains('*') {
+        return true;
+    }
+    if catalog.persistence_target(&format!("{prefix}x")).is_some() {
+        return true;
+    }
+    catalog.persistence_files.iter().any(|f| {
+        let f = f.trim_start_matches("~/").trim_start_matches('/');
+        let (fdir, fbase) = f.rsplit_once('/').unwrap_or(("", f));
+        fbase.starts_with(base) && (fdir.is_empty() || dir.ends_with(fdir))
+    })
+}
+
+/// A recursive copy whose source's contents land directly in the working
+/// directory or home (`cp -a payload/. .`, `cp -rT src ~`): what it writes
+/// there depends on files the command does not show, as with extracting
+/// an archive (`tar -x` without `-C`).
+fn merges_tree_here(entry: &Entry, args: &[Arg]) -> Option<(crate::span::Span, String)> {
+    if entry.writes != Some(crate::catalog::Writes::Last) || !entry.recursive_copy {
+        return None;
+    }
+    let recursive = has_any_option(args, &RECURSIVE.map(String::from))
+        || args.iter().filter_map(Arg::text).any(|t| {
+            t.starts_with('-') && !t.starts_with("--") && t[1..].contains(['r', 'R', 'a'])
+        });
+    if !recursive {
+        return None;
+    }
+    let no_target = args.iter().filter_map(Arg::text).any(|t| {
+        t == "--no-target-directory"
+            || (t.starts_with('-') && !t.starts_with("--") && t.contains('T'))
+    });
+    let operands: Vec<&Arg> = args.iter().filter(|a| !a.shape.starts_with('-')).collect();
+    let (dest, sources) = operands.split_last()?;
+    let here = |s: &str| matches!(s.trim_end_matches('/'), "" | "." | "~" | "*" | "./.");
+    if !here(&dest.shape) && !dest.shape.trim_end_matches('/').ends_with("/.") {
+        return None;
+    }
+    let merges = no_target
+        || sources.iter().any(|s| {
+            let t = s.shape.trim_end_matches('/');
+            t == "." || t.ends_with("/.") || t.contains('*')
+        });
+    merges.then(|| {
+        (
+            dest.span,
+            "a directory's contents are copied into the working directory or home, where names the command does not show (.git/hooks, .envrc...) would land".to_string(),
+        )
+    })
+}
+
+const RECURSIVE: [&str; 3] = ["--recursive", "--archive", "-R"];
 
 /// The subcommand and its class, when the entry lists subcommands and the
 /// first operand is one of them.
@@ -838,17 +952,23 @@ fn names_a_variable(canon: &str, args: &[Arg], i: usize) -> bool {
 /// A chmod-style mode that sets the setuid or setgid bit: octal `4755`,
 /// `2755`, `6777`, or symbolic `u+s`, `g=s`, `+s`.
 fn grants_setid(mode: &str) -> bool {
-    if !mode.is_empty() && mode.chars().all(|c| ('0'..='7').contains(&c)) {
-        if mode.len() < 4 {
-            return false;
-        }
-        let special = mode.as_bytes()[mode.len() - 4] - b'0';
-        return special & 0b110 != 0;
+    let octal_setid = |digits: &str| {
+        digits.len() >= 4 && (digits.as_bytes()[digits.len() - 4] - b'0') & 0b110 != 0
+    };
+    let is_octal = |t: &str| !t.is_empty() && t.chars().all(|c| ('0'..='7').contains(&c));
+    if is_octal(mode) {
+        return octal_setid(mode);
     }
+    // Symbolic clauses: `u+s`, `g=rxs`, and an operator with octal bits
+    // (`+4000`, `=6755`, `u+x,+4000`).
     mode.split(',').any(|clause| {
-        clause
-            .find(['+', '='])
-            .is_some_and(|i| clause[i..].contains('s'))
+        clause.find(['+', '=']).is_some_and(|i| {
+            let rhs = &clause[i + 1..];
+            rhs.contains('s')
+                || rhs
+                    .split(['+', '-', '='])
+                    .any(|t| is_octal(t) && octal_setid(t))
+        })
     })
 }
 
@@ -970,11 +1090,25 @@ mod tests {
     #[test]
     fn setid_modes() {
         for m in [
-            "4755", "2755", "6777", "04755", "u+s", "g+s", "+s", "a=rwxs", "u+x,g+s",
+            "4755",
+            "2755",
+            "6777",
+            "04755",
+            "u+s",
+            "g+s",
+            "+s",
+            "a=rwxs",
+            "u+x,g+s",
+            "+4000",
+            "=6755",
+            "u+x,+4000",
+            "+2000",
         ] {
             assert!(grants_setid(m), "{m}");
         }
-        for m in ["755", "0755", "1777", "u+x", "go-w", "a=r", "-s", "rw"] {
+        for m in [
+            "755", "0755", "1777", "u+x", "go-w", "a=r", "-s", "rw", "+1000", "-4000", "=755",
+        ] {
             assert!(!grants_setid(m), "{m}");
         }
     }

@@ -3,7 +3,7 @@
 //! findings. The verdict is derived from the findings afterwards.
 
 mod invoke;
-mod options;
+pub(crate) mod options;
 mod setvars;
 mod shells;
 mod wrappers;
@@ -754,6 +754,24 @@ impl<'c> Resolver<'c> {
                             r.span,
                             format!(
                                 "`{}` writes `{}` ({hit}), which decides what later commands run",
+                                r.op,
+                                w.shape()
+                            ),
+                        );
+                    } else if !is_procsub
+                        && !could_be_dev_net(&w.static_prefix())
+                        && invoke::written_path_unknown(
+                            self.catalog,
+                            &w.shape(),
+                            &Arg::from_word(w),
+                        )
+                    {
+                        self.add(
+                            frame,
+                            Rule::WritesSystemDir,
+                            r.span,
+                            format!(
+                                "`{}` writes `{}`, a name only known at run time that could be one that decides what later commands run",
                                 r.op,
                                 w.shape()
                             ),

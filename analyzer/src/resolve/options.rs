@@ -183,23 +183,42 @@ fn match_long(entry: &Entry, name: &str) -> Option<String> {
     found.cloned()
 }
 
-/// Options of a local program its reviewed table does not hold, read the
-/// way the program's own parser reads them: `(argument index, option)`.
-/// Arguments known only at run time are the escape model's business
-/// (BG210), not this one's. `bundled` reads a dash-less first argument as a
-/// cluster (`tar xzf`).
-pub fn unreviewed(table: &OptionTable, args: &[Arg], bundled: bool) -> Vec<(usize, String)> {
-    let mut found = Vec::new();
+/// Arguments as a local program's own parser reads them.
+#[derive(Debug, Default)]
+pub struct Reading {
+    /// Options its reviewed table does not hold: `(argument index, option)`.
+    pub unreviewed: Vec<(usize, String)>,
+    /// Indexes of its operands (arguments known only at run time included:
+    /// they may be either).
+    pub operands: Vec<usize>,
+}
+
+/// Reads `args` with a program's option table: options, their values and
+/// operands, the way the program's parser does. `bundled` reads a
+/// dash-less first argument as a cluster (`tar xzf`). Arguments known only
+/// at run time are the escape model's business (BG210), not this one's.
+pub fn read(table: &OptionTable, args: &[Arg], bundled: bool) -> Reading {
+    let mut out = Reading::default();
     if table.syntax == OptionSyntax::Operands {
-        return found;
+        out.operands = (0..args.len()).collect();
+        return out;
     }
+    let mut options_done = false;
     let mut i = 0;
     while i < args.len() {
         let at = i;
         i += 1;
-        let Some(s) = args[at].text() else { continue };
+        let Some(s) = args[at].text() else {
+            out.operands.push(at);
+            continue;
+        };
+        if options_done {
+            out.operands.push(at);
+            continue;
+        }
         if s == "--" {
-            break;
+            options_done = true;
+            continue;
         }
         let bundle;
         let s = if at == 0 && bundled && !s.starts_with(['-', '+']) && !s.is_empty() {
@@ -210,8 +229,9 @@ pub fn unreviewed(table: &OptionTable, args: &[Arg], bundled: bool) -> Vec<(usiz
         };
         let is_option = (s.starts_with('-') || (table.plus && s.starts_with('+'))) && s.len() > 1;
         if !is_option {
+            out.operands.push(at);
             if table.syntax == OptionSyntax::Posix {
-                break;
+                options_done = true;
             }
             continue;
         }
@@ -219,7 +239,9 @@ pub fn unreviewed(table: &OptionTable, args: &[Arg], bundled: bool) -> Vec<(usiz
             match long_option(table, body) {
                 Some(LongArity::Value) if !body.contains('=') => i += 1,
                 Some(_) => {}
-                None => found.push((at, s.split('=').next().unwrap_or(s).to_string())),
+                None => out
+                    .unreviewed
+                    .push((at, s.split('=').next().unwrap_or(s).to_string())),
             }
             continue;
         }
@@ -249,11 +271,11 @@ pub fn unreviewed(table: &OptionTable, args: &[Arg], bundled: bool) -> Vec<(usiz
             if table.short_optional.contains(c) {
                 break;
             }
-            found.push((at, format!("{}{c}", &s[..1])));
+            out.unreviewed.push((at, format!("{}{c}", &s[..1])));
             break;
         }
     }
-    found
+    out
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -41,7 +41,6 @@ pub fn check(args: &[Arg]) -> Vec<ScriptFinding> {
     let mut out = Vec::new();
     let mut programs: Vec<(&Arg, String)> = Vec::new();
     let mut explicit = false;
-    let mut sandbox = false;
     let mut i = 0;
     let mut first_operand: Option<&Arg> = None;
     let from_file = |a: &Arg, opt: &str| ScriptFinding {
@@ -95,7 +94,8 @@ pub fn check(args: &[Arg]) -> Vec<ScriptFinding> {
                 Some("--assign") | Some("--field-separator") => {
                     value(&mut i);
                 }
-                Some("--sandbox") => sandbox = true,
+                // gawk only: original-awk ignores it, so the program is read anyway.
+                Some("--sandbox") => {}
                 Some(_) => {}
                 None => out.push(ScriptFinding {
                     rule: Rule::EscapeOption,
@@ -148,7 +148,7 @@ pub fn check(args: &[Arg]) -> Vec<ScriptFinding> {
                     }
                     break;
                 }
-                'S' => sandbox = true,
+                'S' => {}
                 // Optional values attached to the option letter.
                 'd' | 'D' | 'o' | 'p' | 'L' => break,
                 'b' | 'c' | 'C' | 'g' | 'h' | 'M' | 'n' | 'N' | 'O' | 'P' | 'r' | 's' | 't'
@@ -175,9 +175,6 @@ pub fn check(args: &[Arg]) -> Vec<ScriptFinding> {
                 }),
             }
         }
-    }
-    if sandbox {
-        return out;
     }
     for (a, text) in programs {
         if let Some(why) = scan(&text) {

@@ -41,6 +41,12 @@ pub fn check(args: &[Arg]) -> Vec<ScriptFinding> {
                     Rule::EscapeOption,
                     "dc's `!` runs a shell command",
                 ));
+            } else if text.contains('?') {
+                out.push(finding(
+                    e,
+                    Rule::EscapeOption,
+                    "dc's `?` runs a line read from its input as dc code, whose `!` runs a shell command",
+                ));
             }
             continue;
         }
