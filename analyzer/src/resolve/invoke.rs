@@ -299,7 +299,7 @@ impl<'c> Resolver<'c> {
             None if rest.is_empty() && entry.bare.is_some() => {
                 (entry.bare.unwrap_or(entry.class), None)
             }
-            None if has_any_option(rest, &entry.local_with) => (Class::Local, None),
+            None if has_any_option(entry, rest, &entry.local_with) => (Class::Local, None),
             None => (entry.class, None),
         };
         let what = match &sub {
@@ -586,7 +586,9 @@ impl<'c> Resolver<'c> {
     ) -> Verdict {
         let mut verdict = Verdict::Safe;
         if let Some(esc) = &entry.default_escape {
-            if !has_any_option(args, &entry.local_with) && !directory_given(args, &esc.unless_dir) {
+            if !has_any_option(entry, args, &entry.local_with)
+                && !directory_given(args, &esc.unless_dir)
+            {
                 let name = args.first().map(|a| a.span).unwrap_or_default();
                 verdict = verdict.max(self.add(frame, Rule::EscapeOption, name, esc.why.clone()));
             }
@@ -808,7 +810,7 @@ fn merges_tree_here(entry: &Entry, args: &[Arg]) -> Option<(crate::span::Span, S
     if entry.writes != Some(crate::catalog::Writes::Last) || !entry.recursive_copy {
         return None;
     }
-    let recursive = has_any_option(args, &RECURSIVE.map(String::from))
+    let recursive = has_any_option(entry, args, &RECURSIVE.map(String::from))
         || args.iter().filter_map(Arg::text).any(|t| {
             t.starts_with('-') && !t.starts_with("--") && t[1..].contains(['r', 'R', 'a'])
         });
@@ -1004,9 +1006,17 @@ fn directory_given(args: &[Arg], options: &[String]) -> bool {
 /// Whether a static argument before `--` is one of `options`: a long
 /// option by name (`--numeric`, `--numeric=x`), a short one alone or in a
 /// cluster (`-n`, `-tlnp`). Run-time arguments never count.
-fn has_any_option(args: &[Arg], options: &[String]) -> bool {
+fn has_any_option(entry: &Entry, args: &[Arg], options: &[String]) -> bool {
     if options.is_empty() {
         return false;
+    }
+    // With an option table, as the program reads them: `lsof -cnode` is
+    // `-c node`, not `-n`; `--num` is `--numeric`.
+    if let Some(table) = &entry.options {
+        return super::options::read(table, args, entry.bundled_options)
+            .given
+            .iter()
+            .any(|(_, o)| options.contains(o));
     }
     for a in args {
         let Some(t) = a.text() else { continue };
@@ -1072,6 +1082,8 @@ fn is_decoding(entry: &Entry, rest: &[Arg]) -> bool {
         return true;
     }
     rest.iter().filter_map(Arg::text).any(|a| {
+        // A long name's abbreviations count (`--decomp`, xxd's `-rev`).
+        let name = a.trim_start_matches('-').split('=').next().unwrap_or("");
         opts.iter().any(|o| {
             a == o
                 || (o.len() == 2
@@ -1079,6 +1091,10 @@ fn is_decoding(entry: &Entry, rest: &[Arg]) -> bool {
                     && a.starts_with('-')
                     && !a.starts_with("--")
                     && a[1..].contains(&o[1..]))
+                || (o.len() > 2
+                    && a.starts_with('-')
+                    && !name.is_empty()
+                    && o.trim_start_matches('-').starts_with(name))
         })
     })
 }

@@ -191,6 +191,9 @@ pub struct Reading {
     /// Indexes of its operands (arguments known only at run time included:
     /// they may be either).
     pub operands: Vec<usize>,
+    /// The options given, by their full spelling (`-n`, `--numeric` for
+    /// `--num`, `-noout`), with the index of the argument holding each.
+    pub given: Vec<(usize, String)>,
 }
 
 /// Reads `args` with a program's option table: options, their values and
@@ -236,6 +239,9 @@ pub fn read(table: &OptionTable, args: &[Arg], bundled: bool) -> Reading {
             continue;
         }
         if let Some(body) = s.strip_prefix("--") {
+            if let Some(full) = long_name(table, body) {
+                out.given.push((at, format!("--{full}")));
+            }
             match long_option(table, body) {
                 Some(LongArity::Value) if !body.contains('=') => i += 1,
                 Some(_) => {}
@@ -248,6 +254,8 @@ pub fn read(table: &OptionTable, args: &[Arg], bundled: bool) -> Reading {
         let body = &s[1..];
         if table.syntax == OptionSyntax::SingleDash {
             if let Some(arity) = single_dash(table, body) {
+                out.given
+                    .push((at, format!("-{}", body.split('=').next().unwrap_or(body))));
                 if arity == LongArity::Value && !body.contains('=') {
                     i += 1;
                 }
@@ -258,6 +266,7 @@ pub fn read(table: &OptionTable, args: &[Arg], bundled: bool) -> Reading {
             continue;
         }
         for (j, c) in body.char_indices() {
+            out.given.push((at, format!("{}{c}", &s[..1])));
             if table.short.contains(c) {
                 continue;
             }
@@ -319,6 +328,24 @@ fn long_option(table: &OptionTable, body: &str) -> Option<LongArity> {
         return None;
     }
     arity_of(table, first)
+}
+
+/// The full name a `--name[=value]` spelling stands for, when one.
+fn long_name<'a>(table: &'a OptionTable, body: &str) -> Option<&'a str> {
+    let name = body.split('=').next().unwrap_or(body);
+    let all = || {
+        table
+            .long
+            .iter()
+            .chain(&table.long_value)
+            .chain(&table.long_optional)
+    };
+    if let Some(o) = all().find(|o| *o == name) {
+        return Some(o);
+    }
+    let mut matches = all().filter(|o| !name.is_empty() && o.starts_with(name));
+    let first = matches.next()?;
+    matches.next().is_none().then_some(first.as_str())
 }
 
 /// `-name[=value]`, exact (openssl, xxd).
