@@ -1283,5 +1283,13 @@ fn writes_found_by_the_option_review() {
         ("clang-format @opts f.c", U, &["BG204"]),
         ("diffstat 'x$(id).gz'", U, &["BG204"]),
         ("pv -P .bashrc f", U, &["BG213"]),
+        // Extraction "elsewhere" must not be a home or hold a protected place.
+        ("tar -xf a.tar -C /etc", U, &["BG204"]),
+        ("tar -xf a.tar -C /root", U, &["BG204"]),
+        ("unzip -d /home/me a.zip", U, &["BG204"]),
+        ("tar -xf a.tar -C /usr", U, &["BG204"]),
+        ("tar -xf a.tar -C out -C .", U, &["BG204"]),
+        ("tar -xf a.tar -C /tmp/x", S, &[]),
+        ("unzip -d /opt/app/vendor a.zip", S, &[]),
     ]);
 }

@@ -587,7 +587,7 @@ impl<'c> Resolver<'c> {
         let mut verdict = Verdict::Safe;
         if let Some(esc) = &entry.default_escape {
             if !has_any_option(entry, args, &entry.local_with)
-                && !directory_given(args, &esc.unless_dir)
+                && !directory_given(self.catalog, args, &esc.unless_dir)
             {
                 let name = args.first().map(|a| a.span).unwrap_or_default();
                 verdict = verdict.max(self.add(frame, Rule::EscapeOption, name, esc.why.clone()));
@@ -623,7 +623,7 @@ impl<'c> Resolver<'c> {
                     };
                     for esc in &entry.escapes {
                         if escape_matches(esc, s, options_done)
-                            && !directory_given(args, &esc.unless_dir)
+                            && !directory_given(self.catalog, args, &esc.unless_dir)
                         {
                             let rule = match esc.verdict {
                                 Some(EscapeVerdict::Network) => Rule::NetworkOption,
@@ -976,31 +976,62 @@ fn grants_setid(mode: &str) -> bool {
 
 /// Whether one of `options` is given a static directory that is neither
 /// the working directory nor home: `-C out`, `-Cout`, `--directory=out`.
-fn directory_given(args: &[Arg], options: &[String]) -> bool {
+fn directory_given(catalog: &Catalog, args: &[Arg], options: &[String]) -> bool {
     if options.is_empty() {
         return false;
     }
-    let mut value = None;
+    let mut values = Vec::new();
     for (i, a) in args.iter().enumerate() {
         let Some(t) = a.text() else { continue };
         for o in options {
             if t == o {
-                value = args.get(i + 1).map(|v| v.text());
+                values.push(args.get(i + 1).and_then(Arg::text));
             } else if let Some(rest) = t.strip_prefix(o.as_str()).filter(|v| !v.is_empty()) {
                 if o.starts_with("--") {
                     if let Some(v) = rest.strip_prefix('=') {
-                        value = Some(Some(v));
+                        values.push(Some(v));
                     }
                 } else {
-                    value = Some(Some(rest));
+                    values.push(Some(rest));
                 }
             }
         }
     }
-    matches!(value, Some(Some(v)) if !matches!(v.trim_end_matches('/'), "" | "." | ".." | "~")
-        && !v.starts_with('~')
-        && !v.starts_with("./.")
-        && !v.contains(".."))
+    // Every directory given (tar takes several, in order) must be elsewhere.
+    !values.is_empty()
+        && values
+            .iter()
+            .all(|v| v.is_some_and(|v| is_elsewhere(catalog, v)))
+}
+
+/// A directory that is neither the working one, nor home, nor one holding
+/// a protected place (`/etc` holds /etc/cron.d, `/home/me` is a home).
+fn is_elsewhere(catalog: &Catalog, dir: &str) -> bool {
+    let d = dir.trim_end_matches('/');
+    if matches!(d, "" | "." | ".." | "~")
+        || d.starts_with('~')
+        || d.starts_with("./.")
+        || d.contains("..")
+    {
+        return false;
+    }
+    if !d.starts_with('/') {
+        return true;
+    }
+    let parts: Vec<&str> = d.split('/').filter(|p| !p.is_empty()).collect();
+    let is_home = matches!(parts.as_slice(), ["root"] | ["home"] | ["home", _]);
+    let holds_protected = catalog
+        .persistence_files
+        .iter()
+        .chain(&catalog.persistence_dirs)
+        .chain(&catalog.system_dirs)
+        .map(|p| p.trim_start_matches('/'))
+        .filter(|p| !p.starts_with(['.', '~']))
+        .any(|p| {
+            let p = format!("/{p}");
+            p == d || p.starts_with(&format!("{d}/"))
+        });
+    !is_home && !holds_protected && catalog.persistence_target(&format!("{d}/x")).is_none()
 }
 
 /// Whether a static argument before `--` is one of `options`: a long
