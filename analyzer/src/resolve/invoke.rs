@@ -408,31 +408,48 @@ impl<'c> Resolver<'c> {
                     }
                 }
             }
-            "set" => {
-                let allexport = rest.iter().enumerate().any(|(i, a)| match a.text() {
-                    Some(t) if t.starts_with('-') && !t.starts_with("--") && t.contains('a') => {
-                        true
+            "set" | "shopt" => {
+                for (span, option) in shell_options_on(canon, rest) {
+                    match option.as_deref() {
+                        Some("allexport") => {
+                            if self.allexport.is_none() {
+                                self.allexport = Some((frame.map.map(span), frame.via.clone()));
+                            }
+                        }
+                        Some("keyword") => {
+                            self.add(
+                                frame,
+                                Rule::DangerousAssignment,
+                                span,
+                                "`set -k` turns assignment-shaped arguments into environment variables (LD_PRELOAD=... included)",
+                            );
+                        }
+                        Some("histexpand") => {
+                            self.add(
+                                frame,
+                                Rule::EscapeOption,
+                                span,
+                                "history expansion (`set -H`) rewrites later lines with `!` references into commands the text does not show",
+                            );
+                        }
+                        Some("cdable_vars") => {
+                            self.cwd_unknown.get_or_insert(frame.map.map(span));
+                        }
+                        None => {
+                            self.add(
+                                frame,
+                                Rule::DangerousAssignment,
+                                span,
+                                format!("`{canon}` turns on a shell option whose name is only known at run time (keyword, allexport...)"),
+                            );
+                        }
+                        Some(_) => {}
                     }
-                    Some("-o") => rest.get(i + 1).and_then(Arg::text) == Some("allexport"),
-                    _ => false,
-                });
-                if allexport && self.allexport.is_none() {
-                    self.allexport = Some((frame.map.map(rest[0].span), frame.via.clone()));
                 }
-                let keyword = rest.iter().enumerate().any(|(i, a)| match a.text() {
-                    Some(t) if t.starts_with('-') && !t.starts_with("--") && t.contains('k') => {
-                        true
-                    }
-                    Some("-o") => rest.get(i + 1).and_then(Arg::text) == Some("keyword"),
-                    _ => false,
-                });
-                if keyword {
-                    self.add(
-                        frame,
-                        Rule::DangerousAssignment,
-                        rest[0].span,
-                        "`set -k` turns assignment-shaped arguments into environment variables (LD_PRELOAD=... included)",
-                    );
+            }
+            "cd" | "pushd" | "popd" => {
+                if let Some(span) = changes_to_unknown_directory(canon, rest) {
+                    self.cwd_unknown.get_or_insert(frame.map.map(span));
                 }
             }
             "let" => {
@@ -699,6 +716,15 @@ impl<'c> Resolver<'c> {
                         "`{canon}` writes `{path}` ({hit}), which decides what later commands run"
                     ),
                 ));
+            } else if self.cwd_unknown.is_some() && super::is_relative(&path) {
+                verdict = verdict.max(self.add(
+                    frame,
+                    Rule::WritesSystemDir,
+                    args[i].span,
+                    format!(
+                        "`{canon}` writes `{path}` relative to a working directory only known at run time, which could be a protected place (.git/hooks, ~/.local/bin)"
+                    ),
+                ));
             } else if written_path_unknown(self.catalog, &path, &args[i]) {
                 verdict = verdict.max(self.add(
                     frame,
@@ -753,6 +779,89 @@ impl<'c> Resolver<'c> {
             }
         }
         verdict
+    }
+}
+
+/// The shell options `set` or `shopt` turns on, with where each is
+/// named: letters in `-` clusters (`-a` allexport, `-k` keyword, `-H`
+/// histexpand) and the names after `-o` (`set -eo keyword`, `shopt -so
+/// allexport`) or given to `shopt -s`; `None` for a name only known at run
+/// time. Options end at `--` or the first operand (for `set`).
+fn shell_options_on(canon: &str, rest: &[Arg]) -> Vec<(crate::span::Span, Option<String>)> {
+    let mut out = Vec::new();
+    let mut shopt_set = false;
+    let mut i = 0;
+    while i < rest.len() {
+        let a = &rest[i];
+        i += 1;
+        let Some(t) = a.text() else {
+            if shopt_set {
+                out.push((a.span, None));
+            }
+            continue;
+        };
+        if t == "--" {
+            break;
+        }
+        if let Some(body) = t.strip_prefix('-').or_else(|| t.strip_prefix('+')) {
+            if body.is_empty() {
+                break;
+            }
+            let enabling = t.starts_with('-');
+            for c in body.chars() {
+                match (canon, c) {
+                    ("set", 'a') if enabling => out.push((a.span, Some("allexport".into()))),
+                    ("set", 'k') if enabling => out.push((a.span, Some("keyword".into()))),
+                    ("set", 'H') if enabling => out.push((a.span, Some("histexpand".into()))),
+                    ("set", 'o') => {
+                        // The next word is an option name.
+                        if let Some(n) = rest.get(i) {
+                            i += 1;
+                            if enabling {
+                                out.push((n.span, n.text().map(String::from)));
+                            }
+                        }
+                    }
+                    ("shopt", 's') => shopt_set = true,
+                    _ => {}
+                }
+            }
+            continue;
+        }
+        if canon == "shopt" {
+            if shopt_set {
+                out.push((a.span, Some(t.to_string())));
+            }
+            continue;
+        }
+        break;
+    }
+    out
+}
+
+/// Whether `cd`/`pushd`/`popd` goes to a directory no argument shows: a
+/// run-time name, `-` ($OLDPWD), a stack entry (`+N`, `-N`, `popd`), or
+/// pushd's swap. `cd` alone goes home, which is shown as much as `~`.
+fn changes_to_unknown_directory(canon: &str, rest: &[Arg]) -> Option<crate::span::Span> {
+    let here = rest.first().map(|a| a.span).unwrap_or_default();
+    if canon == "popd" {
+        return Some(here);
+    }
+    // cd's and pushd's options are -L, -P, -e, -@ and -n.
+    let mut operands = rest.iter().skip_while(|a| {
+        a.text().is_some_and(|t| {
+            t.len() > 1 && t.starts_with('-') && t[1..].chars().all(|c| "LPe@n".contains(c))
+        })
+    });
+    let operand = operands.find(|a| a.text() != Some("--"));
+    match operand {
+        None if canon == "pushd" => Some(here),
+        None => None,
+        Some(a) => match a.text() {
+            None => Some(a.span),
+            Some(t) if t == "-" || t.starts_with(['+', '-']) => Some(a.span),
+            Some(_) => None,
+        },
     }
 }
 

@@ -139,6 +139,9 @@ pub struct Resolver<'c> {
     /// Programs started (not builtins) that could otherwise be local, for
     /// exported variables.
     env_programs: Vec<String>,
+    /// Where the working directory became one no argument shows (`cd
+    /// "$d"`, `cd -`, `popd`): a relative write after it can land anywhere.
+    cwd_unknown: Option<Span>,
 }
 
 impl<'c> Resolver<'c> {
@@ -162,6 +165,7 @@ impl<'c> Resolver<'c> {
             plain_assigned: Vec::new(),
             allexport: None,
             env_programs: Vec::new(),
+            cwd_unknown: None,
         }
     }
 
@@ -758,6 +762,17 @@ impl<'c> Resolver<'c> {
                                 w.shape()
                             ),
                         );
+                    } else if !is_procsub && self.cwd_unknown.is_some() && is_relative(&w.shape()) {
+                        self.add(
+                            frame,
+                            Rule::WritesSystemDir,
+                            r.span,
+                            format!(
+                                "`{}` writes `{}` relative to a working directory only known at run time, which could be a protected place (.git/hooks, ~/.local/bin)",
+                                r.op,
+                                w.shape()
+                            ),
+                        );
                     } else if !is_procsub
                         && !could_be_dev_net(&w.static_prefix())
                         && invoke::written_path_unknown(
@@ -910,4 +925,9 @@ mod tests {
         assert!(!could_be_dev_net("/tmp/"));
         assert!(!could_be_dev_net("out/"));
     }
+}
+
+/// A path resolved against the working directory (not `/…` or `~…`).
+pub(super) fn is_relative(path: &str) -> bool {
+    !path.starts_with('/') && !path.starts_with('~')
 }

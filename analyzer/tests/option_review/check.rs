@@ -47,7 +47,10 @@ pub fn check(name: &str, entry: &Entry, builtins: &BTreeSet<String>) -> Outcome 
         }
         if let Some(short) = &esc.short {
             for c in short.chars() {
-                if !accepts_short(table, c) && table.syntax != OptionSyntax::Operands {
+                // single-dash tables list each letter as a name (`-F`).
+                let as_name =
+                    table.syntax == OptionSyntax::SingleDash && accepts_long(table, &c.to_string());
+                if !accepts_short(table, c) && !as_name && table.syntax != OptionSyntax::Operands {
                     missing.insert(format!("-{c} (an escape)"));
                 }
             }
