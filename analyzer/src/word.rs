@@ -62,12 +62,14 @@ impl Word {
     }
 
     /// The literal text with `*` for every part only known at run time:
-    /// `"$HOME/.bashrc"` is `*/.bashrc`.
+    /// `"$HOME/.bashrc"` is `*/.bashrc`; a process substitution is the pipe
+    /// bash names for it, `/dev/fd/*`.
     pub fn shape(&self) -> String {
         self.parts
             .iter()
             .map(|p| match p {
                 Part::Lit { text, .. } => text.as_str(),
+                Part::Dynamic(d) if d.kind == DynKind::ProcessSubstitution => "/dev/fd/*",
                 Part::Dynamic(_) => "*",
             })
             .collect()

@@ -1312,5 +1312,16 @@ fn writes_found_by_the_option_review() {
         ("cd src && cp x y", S, &[]),
         ("cd && cp x notes.txt", S, &[]),
         ("cd \"$d\" && cp x /tmp/out", S, &[]),
+        // Options read through the table: letters inside a value are no
+        // options, and a quoted run-time word with a literal start is none.
+        ("cp -t dist/assets f", S, &[]),
+        // (tar: the run-time part could hold `host:` and name a remote archive.)
+        ("tar czf \"backup-$d.tgz\" src", U, &["BG210"]),
+        ("grep -n x \"src/$f\"", S, &[]),
+        ("sort \"data/$f\"", S, &[]),
+        ("sort \"$f\"", U, &["BG210"]),
+        ("sort data/$f", U, &["BG210"]),
+        ("mknod x \"b$y\" 8 0", U, &["BG210"]),
+        ("ls | tee >(wc -l)", S, &[]),
     ]);
 }

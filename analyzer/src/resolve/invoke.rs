@@ -621,6 +621,13 @@ impl<'c> Resolver<'c> {
             }
         }
         let risky = !entry.escapes.is_empty() || entry.script.is_some();
+        // With an option table, short escape letters are matched where the
+        // program reads them as options (`cp -t assets`: no `-s` in it).
+        let given: Option<Vec<(usize, String)>> = entry
+            .options
+            .as_ref()
+            .filter(|t| t.syntax != crate::catalog::OptionSyntax::Operands)
+            .map(|t| super::options::read(t, args, entry.bundled_options).given);
         let mut options_done = false;
         let mut opaque_reported = false;
         for (i, a) in args.iter().enumerate() {
@@ -639,9 +646,13 @@ impl<'c> Resolver<'c> {
                         s
                     };
                     for esc in &entry.escapes {
-                        if escape_matches(esc, s, options_done)
-                            && !directory_given(self.catalog, args, &esc.unless_dir)
-                        {
+                        let matched = match (&esc.short, &given) {
+                            (Some(letter), Some(given)) if letter.chars().count() == 1 => given
+                                .iter()
+                                .any(|(at, o)| *at == i && o.strip_prefix('-') == Some(letter)),
+                            _ => escape_matches(esc, s, options_done),
+                        };
+                        if matched && !directory_given(self.catalog, args, &esc.unless_dir) {
                             let rule = match esc.verdict {
                                 Some(EscapeVerdict::Network) => Rule::NetworkOption,
                                 Some(EscapeVerdict::Package) => Rule::PackageInstall,
@@ -682,7 +693,7 @@ impl<'c> Resolver<'c> {
                     }
                 }
                 Value::Dynamic => {
-                    if risky && !opaque_reported {
+                    if risky && !opaque_reported && dynamic_can_reach_escape(entry, a) {
                         opaque_reported = true;
                         verdict = verdict.max(self.add(
                             frame,
@@ -870,7 +881,8 @@ fn changes_to_unknown_directory(canon: &str, rest: &[Arg]) -> Option<crate::span
 /// and climb anywhere; a glob (or a source's name) in the last component
 /// matters when it can match a protected name (`.*`, `*`, not `*.log`).
 pub(super) fn written_path_unknown(catalog: &Catalog, path: &str, arg: &Arg) -> bool {
-    if !path.contains('*') {
+    // A process substitution's pipe (`tee >(...)`) is no file.
+    if !path.contains('*') || path.starts_with("/dev/fd/") {
         return false;
     }
     let (dir, base) = path.rsplit_once('/').unwrap_or(("", path));
@@ -1024,6 +1036,26 @@ fn glob_can_reach_escape(entry: &Entry, pattern: &str) -> bool {
         // Options: any expansion that can start with `-` (or the prefix).
         let start = esc.prefix.as_deref().unwrap_or("-");
         pattern.starts_with('*') || pattern.starts_with(start)
+    })
+}
+
+/// Whether a word known only at run time could become an argument one of
+/// the entry's escapes matches. One that cannot split and begins with
+/// literal text (`"backup-$d.tgz"`, `src/$f`) can only be what that text
+/// allows: no option when it does not begin with `-`.
+fn dynamic_can_reach_escape(entry: &Entry, arg: &Arg) -> bool {
+    if arg.splits || arg.shape.starts_with(['*', '-', '+', '@']) || entry.script.is_some() {
+        return true;
+    }
+    entry.escapes.iter().any(|esc| {
+        if let Some(w) = &esc.word {
+            return glob_match(&arg.shape, w);
+        }
+        if let Some(p) = &esc.prefix {
+            return glob_match(&arg.shape, p) || arg.shape.starts_with(p.as_str());
+        }
+        // Text anywhere in it: the run-time part may hold it.
+        esc.contains.is_some()
     })
 }
 
