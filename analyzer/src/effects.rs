@@ -9,6 +9,7 @@ use crate::analysis::Analysis;
 use crate::args::Arg;
 use crate::catalog::{Catalog, Entry, Removes, ScriptLang, Writes};
 use crate::verdict::Verdict;
+use crate::word::Value;
 
 /// The files one invocation writes and removes, as shapes (`$HOME/.bashrc`
 /// is `*/.bashrc`), from the catalog's write model: `writes` and
@@ -52,7 +53,11 @@ pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {
     } else {
         entry.writes
     };
-    let operands: Vec<(usize, &Arg)> = operands(entry, args);
+    let mut operands: Vec<(usize, &Arg)> = operands(entry, args);
+    // sed's first operand is its script unless -e or -f gave one.
+    if entry.script == Some(ScriptLang::Sed) && !sed_script_given(args) && !operands.is_empty() {
+        operands.remove(0);
+    }
     // `-t DIR` in every spelling (`-vtDIR`, `--target=DIR`).
     let mut targets = Vec::new();
     if writes.is_some() {
@@ -72,6 +77,20 @@ pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {
         a.1.shape
             .split_once('=')
             .is_none_or(|(k, _)| k.is_empty() || !k.bytes().all(|b| b.is_ascii_lowercase()))
+    };
+    // chmod (modes in any argument): only a mode that can grant execute
+    // changes what runs (a hook made executable); its first operand is the
+    // mode, not a file.
+    let writes = match &entry.modes {
+        Some(m) if m.is_empty() && writes.is_some() => {
+            if operands.is_empty() || !chmod_grants_execute(args, operands[0].0) {
+                None
+            } else {
+                operands.remove(0);
+                writes
+            }
+        }
+        _ => writes,
     };
     match writes {
         Some(Writes::All) => out.writes.extend(
@@ -95,11 +114,17 @@ pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {
                 out.writes.extend(dests.iter().cloned());
             }
             for (i, dest) in &dests {
-                for (_, source) in sources {
+                for (j, source) in sources {
                     let name = basename(&source.shape);
+                    // A name only known at run time is the source's doing.
+                    let at = if matches!(source.value, Value::Static(_)) {
+                        *i
+                    } else {
+                        *j
+                    };
                     if !name.is_empty() {
                         out.writes
-                            .push((*i, format!("{}/{name}", dest.trim_end_matches('/'))));
+                            .push((at, format!("{}/{name}", dest.trim_end_matches('/'))));
                     }
                 }
             }
@@ -156,6 +181,64 @@ fn operands<'a>(entry: &Entry, args: &'a [Arg]) -> Vec<(usize, &'a Arg)> {
 }
 
 const TARGET_DIRECTORY: [&str; 2] = ["-t", "--target-directory"];
+
+/// Whether chmod's mode (its first operand, or modes written as options
+/// such as `-x+s`) can grant an execute bit or let group or others write,
+/// or is only known at run time.
+fn chmod_grants_execute(args: &[Arg], mode_at: usize) -> bool {
+    let octal = |t: &str| !t.is_empty() && t.bytes().all(|b| (b'0'..=b'7').contains(&b));
+    let grants = |mode: &str| {
+        if octal(mode) {
+            return grants_octal(mode);
+        }
+        mode.split(',').any(|clause| {
+            clause.find(['+', '=']).is_some_and(|i| {
+                let (who, rhs) = (&clause[..i], &clause[i + 1..]);
+                rhs.contains(['x', 'X', 's', 't', 'u', 'g', 'o'])
+                    || (rhs.contains('w') && who.contains(['g', 'o', 'a']))
+                    || (octal(rhs) && grants_octal(rhs))
+            })
+        })
+    };
+    args.iter().enumerate().any(|(i, a)| {
+        let is_mode = i == mode_at
+            || a.shape.starts_with('-')
+                && a.shape.len() > 1
+                && a.shape[1..]
+                    .chars()
+                    .all(|c| "rwxXstugoa+-=,01234567".contains(c));
+        is_mode
+            && a.text()
+                .is_none_or(|t| grants(t.strip_prefix('-').filter(|_| i != mode_at).unwrap_or(t)))
+    })
+}
+
+/// An octal mode's execute bits, or group or other write bits.
+fn grants_octal(mode: &str) -> bool {
+    let digits: Vec<u8> = mode.bytes().rev().take(3).map(|b| b - b'0').collect();
+    digits.iter().any(|d| d & 1 == 1) || digits.iter().take(2).any(|d| d & 2 == 2)
+}
+
+/// Whether sed's script comes from -e or -f (any spelling) rather than
+/// its first operand.
+fn sed_script_given(args: &[Arg]) -> bool {
+    args.iter()
+        .filter_map(Arg::text)
+        .take_while(|t| *t != "--")
+        .any(|t| {
+            if let Some(body) = t.strip_prefix("--") {
+                let name = body.split('=').next().unwrap_or(body);
+                !name.is_empty() && ("expression".starts_with(name) || "file".starts_with(name))
+            } else if let Some(body) = t.strip_prefix('-') {
+                // The first of e or f ends the cluster; -l and -i take values too.
+                body.chars()
+                    .take_while(|c| !matches!(c, 'l' | 'i'))
+                    .any(|c| c == 'e' || c == 'f')
+            } else {
+                false
+            }
+        })
+}
 
 /// sed's in-place option in any spelling (`-i`, `-ni`, `-i.bak`, `--in`,
 /// `--in-place=.bak`): `Some(suffix)` when given.

@@ -1323,5 +1323,15 @@ fn writes_found_by_the_option_review() {
         ("sort data/$f", U, &["BG210"]),
         ("mknod x \"b$y\" 8 0", U, &["BG210"]),
         ("ls | tee >(wc -l)", S, &[]),
+        // chmod changes what runs only by granting execute; sed's script
+        // operand is no file.
+        ("find . -type f -exec chmod 644 {} \\;", S, &[]),
+        ("find . -exec chmod 755 {} \\;", U, &["BG213"]),
+        ("chmod 600 ~/.ssh/id_rsa", S, &[]),
+        ("chmod +x .git/hooks/pre-commit", U, &["BG213"]),
+        ("chmod -x .git/hooks/pre-commit", S, &[]),
+        ("chmod g=u .git/hooks/pre-commit", U, &["BG213"]),
+        ("sed -i 's/[[:space:]]*$//' notes.txt", S, &[]),
+        ("sed -i -e 's/a/b/' .bashrc", U, &["BG213"]),
     ]);
 }

@@ -535,6 +535,12 @@ impl<'c> Resolver<'c> {
             .map(|(i, _)| *i)
             .collect();
         let written = |i: usize| match entry.writes {
+            // chmod writes only when its mode can let something run.
+            Some(crate::catalog::Writes::All)
+                if entry.modes.as_ref().is_some_and(Vec::is_empty) =>
+            {
+                effects.contains(&i)
+            }
             Some(crate::catalog::Writes::All) => true,
             Some(crate::catalog::Writes::Last) => i + 1 == rest.len() || effects.contains(&i),
             Some(crate::catalog::Writes::Second) | None => effects.contains(&i),
@@ -881,8 +887,10 @@ fn changes_to_unknown_directory(canon: &str, rest: &[Arg]) -> Option<crate::span
 /// and climb anywhere; a glob (or a source's name) in the last component
 /// matters when it can match a protected name (`.*`, `*`, not `*.log`).
 pub(super) fn written_path_unknown(catalog: &Catalog, path: &str, arg: &Arg) -> bool {
-    // A process substitution's pipe (`tee >(...)`) is no file.
-    if !path.contains('*') || path.starts_with("/dev/fd/") {
+    // A process substitution's pipe (`tee >(...)`) is no file, and a `*`
+    // in a name fully known is a character.
+    if !path.contains('*') || path.starts_with("/dev/fd/") || matches!(arg.value, Value::Static(_))
+    {
         return false;
     }
     let (dir, base) = path.rsplit_once('/').unwrap_or(("", path));
