@@ -364,7 +364,16 @@ impl Catalog {
         if self.in_system_dir(p) || self.system_dirs.iter().any(|d| d == p) {
             return Some(p.to_string());
         }
-        let tail = |t: &str| p == t || p.ends_with(&format!("/{t}"));
+        // Without allocating: this runs for every written path.
+        let tail = |t: &str| {
+            p.strip_suffix(t)
+                .is_some_and(|before| before.is_empty() || before.ends_with('/'))
+        };
+        let under = |d: &str| p.strip_prefix(d).is_some_and(|r| r.starts_with('/'));
+        let inside = |d: &str| {
+            p.match_indices(d)
+                .any(|(i, _)| p[..i].ends_with('/') && p[i + d.len()..].starts_with('/'))
+        };
         if let Some(f) = self
             .persistence_files
             .iter()
@@ -376,9 +385,9 @@ impl Catalog {
             .iter()
             .find(|d| {
                 if d.starts_with("~/") || d.starts_with('/') {
-                    p == d.as_str() || p.starts_with(&format!("{d}/"))
+                    p == d.as_str() || under(d)
                 } else {
-                    tail(d) || p.starts_with(&format!("{d}/")) || p.contains(&format!("/{d}/"))
+                    tail(d) || under(d) || inside(d)
                 }
             })
             .cloned()

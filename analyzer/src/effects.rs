@@ -15,6 +15,9 @@ use crate::word::Value;
 /// is `*/.bashrc`), from the catalog's write model: `writes` and
 /// `removes` operands, `of=`, `-t`/`--target-directory`, `sed -i`. The
 /// indexes point into `args` (the arguments after the program name).
+/// Written paths with the index of the argument each comes from.
+type Written = Vec<(usize, String)>;
+
 #[derive(Debug, Default)]
 pub(crate) struct FileEffects {
     pub writes: Vec<(usize, String)>,
@@ -102,7 +105,7 @@ pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {
         Some(Writes::Last) => {
             // A copy, move or link into a directory writes DIR/NAME for
             // each source NAME (`cp dotfiles/.bashrc ~` writes ~/.bashrc).
-            let (dests, sources): (Vec<(usize, String)>, &[(usize, &Arg)]) = if targets.is_empty() {
+            let (dests, sources): (Written, &[(usize, &Arg)]) = if targets.is_empty() {
                 match operands.split_last() {
                     Some(((i, a), sources)) => (vec![(*i, a.shape.clone())], sources),
                     None => (Vec::new(), &[]),

@@ -529,21 +529,20 @@ impl<'c> Resolver<'c> {
         // A script (sed's `w`, awk's `print >`) writes where its text says.
         let modelled =
             (entry.writes.is_some() || !entry.output_options.is_empty()) && entry.script.is_none();
-        let effects: Vec<usize> = crate::effects::file_effects(entry, rest)
-            .writes
-            .iter()
-            .map(|(i, _)| *i)
-            .collect();
+        let mut effects = vec![false; rest.len()];
+        for (i, _) in crate::effects::file_effects(entry, rest).writes {
+            effects[i] = true;
+        }
         let written = |i: usize| match entry.writes {
             // chmod writes only when its mode can let something run.
             Some(crate::catalog::Writes::All)
                 if entry.modes.as_ref().is_some_and(Vec::is_empty) =>
             {
-                effects.contains(&i)
+                effects[i]
             }
             Some(crate::catalog::Writes::All) => true,
-            Some(crate::catalog::Writes::Last) => i + 1 == rest.len() || effects.contains(&i),
-            Some(crate::catalog::Writes::Second) | None => effects.contains(&i),
+            Some(crate::catalog::Writes::Last) => i + 1 == rest.len() || effects[i],
+            Some(crate::catalog::Writes::Second) | None => effects[i],
         };
         for (i, a) in rest.iter().enumerate() {
             // With a write model, an operand it does not write is only read
@@ -719,7 +718,12 @@ impl<'c> Resolver<'c> {
                 }
             }
         }
+        let mut seen = std::collections::HashSet::new();
         for (i, path) in crate::effects::file_effects(entry, args).writes {
+            // A path is judged once (`cp a a a … dir`).
+            if !seen.insert(path.clone()) {
+                continue;
+            }
             let hit = self
                 .catalog
                 .persistence_target(&path)

@@ -907,6 +907,11 @@ fn normalize(path: &str) -> String {
     }
 }
 
+/// A path resolved against the working directory (not `/…` or `~…`).
+pub(super) fn is_relative(path: &str) -> bool {
+    !path.starts_with('/') && !path.starts_with('~')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -925,9 +930,4 @@ mod tests {
         assert!(!could_be_dev_net("/tmp/"));
         assert!(!could_be_dev_net("out/"));
     }
-}
-
-/// A path resolved against the working directory (not `/…` or `~…`).
-pub(super) fn is_relative(path: &str) -> bool {
-    !path.starts_with('/') && !path.starts_with('~')
 }
