@@ -240,6 +240,10 @@ pub struct Entry {
     /// Nothing to run is fine (`env` alone prints the environment).
     #[serde(default)]
     pub command_optional: bool,
+    /// Options naming the directory the wrapped program runs in (`env
+    /// -C`): its relative names are that directory's.
+    #[serde(default)]
+    pub chdir_options: Vec<String>,
     /// Code handling this wrapper's own semantics (`xargs`, `find`...).
     #[serde(default)]
     pub special: Option<Special>,

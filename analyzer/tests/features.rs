@@ -1333,5 +1333,25 @@ fn writes_found_by_the_option_review() {
         ("chmod g=u .git/hooks/pre-commit", U, &["BG213"]),
         ("sed -i 's/[[:space:]]*$//' notes.txt", S, &[]),
         ("sed -i -e 's/a/b/' .bashrc", U, &["BG213"]),
+        // Found by the oracle once it saw writes (fuzz/INBOX.md F30-F34).
+        ("touch \".bas\"{\\h\\r\\c,}", U, &["BG301"]),
+        (
+            "find . -maxdepth 0 {\\-\\e\\x\\e\\c,} curl x \\;",
+            U,
+            &["BG301"],
+        ),
+        ("( env -C .git cp ../a.txt config )", U, &["BG213"]),
+        ("env --chdir=.git/hooks touch pre-commit", U, &["BG213"]),
+        ("env -C \"$d\" touch pre-commit", U, &["BG213"]),
+        ("env -C build touch out.txt", S, &[]),
+        ("mkdir --parents \"$(echo .loc)\"al/bin/ls", U, &["BG213"]),
+        ("_w1=.envrc; mkdir -p $_w1", U, &["BG213"]),
+        ("mkdir -p build/out", S, &[]),
+        (
+            "( _w1=.git/hooks/pre-co; shuf -o\"${_w1}\"mmit a.txt )",
+            U,
+            &["BG213"],
+        ),
+        ("iconv -o\"$x\"x f", U, &["BG213"]),
     ]);
 }

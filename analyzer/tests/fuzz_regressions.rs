@@ -297,3 +297,50 @@ fn redirects_after_a_negation_or_pipeline_belong_to_its_last_command() {
         .find(|i| i.program.as_deref() == Some("mkdir"));
     assert_eq!(mkdir.map(|i| i.args.len()), Some(0), "{:?}", a.invocations);
 }
+
+#[test]
+fn brace_expansion_with_escaped_letters() {
+    // The grammar splits `.env{\r\c,}` into two words; bash reads one word
+    // and expands it (`.envrc .env`), so the line is not understood.
+    assert_not_safe("touch .env{\\r\\c,}");
+    assert_not_safe("touch \".bas\"{\\h\\r\\c,}");
+    assert_not_safe("find . -maxdepth 0 {\\-\\e\\x\\e\\c,} curl x \\;");
+    assert_eq!(analyze("echo a{b,c}d").verdict, Verdict::Safe);
+    assert_eq!(analyze("echo x>y").verdict, Verdict::Safe);
+}
+
+#[test]
+fn env_chdir_moves_relative_writes() {
+    assert_not_safe("env -C .git cp ../a.txt config");
+    assert_not_safe("env --chdir=.git/hooks touch pre-commit");
+    assert_not_safe(
+        "( env -C $(printf %s%s .gi\\t'/h' 'ooks') cp ../../a.txt \"pre-c\"\\o\\m\\m\\i\\t )",
+    );
+    assert_eq!(analyze("env -C build touch out.txt").verdict, Verdict::Safe);
+}
+
+#[test]
+fn mkdir_of_a_name_known_only_at_run_time() {
+    assert_not_safe("mkdir --parents \"$(echo .loc)\"al/bin/ls");
+    assert_not_safe("mkdir --parents \"${_u1:-.bash_aliases}\"");
+    assert_not_safe("mkdir $(<name.txt)");
+    assert_eq!(analyze("mkdir -p build/out").verdict, Verdict::Safe);
+}
+
+#[test]
+fn tree_copied_into_a_subdirectory() {
+    // By design (docs/analyzer.md): a tree copied or extracted into a
+    // directory other than the working one or home is proven to land
+    // there, not to hold no protected names; into the working directory
+    // or home, or under a protected name, it is not proven.
+    assert_eq!(analyze("cp -r src/ build").verdict, Verdict::Safe);
+    assert_not_safe("cp -r src/. .");
+    assert_not_safe("cp -r /tmp/evil/.git .");
+}
+
+#[test]
+fn attached_output_name_with_run_time_prefix() {
+    assert_not_safe("( _w1=.git/hooks/pre-co; shuf -o\"${_w1}\"mmit a.txt )");
+    assert_not_safe("shuf --output=\"$x\"x a.txt");
+    assert_not_safe("iconv -o\"$x\"x a.txt");
+}

@@ -897,10 +897,10 @@ pub(super) fn written_path_unknown(catalog: &Catalog, path: &str, arg: &Arg) -> 
     {
         return false;
     }
+    // A run-time part other than a glob can hold `/` and `..`: it can
+    // climb anywhere, whatever text is around it (`-o"$d"mmit`).
     let (dir, base) = path.rsplit_once('/').unwrap_or(("", path));
-    if matches!(arg.value, Value::Dynamic) && arg.shape.contains('*') && path.contains(&arg.shape)
-        || dir.contains('*')
-    {
+    if matches!(arg.value, Value::Dynamic) || dir.contains('*') {
         return true;
     }
     protected_names(catalog).any(|name| glob_match(base, name))

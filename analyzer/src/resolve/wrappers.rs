@@ -105,6 +105,33 @@ impl<'c> Resolver<'c> {
                         ));
                     }
                 }
+                // `env -C DIR`: the program runs in DIR, and its relative
+                // names are DIR's.
+                for (opt, dir) in &parsed.values {
+                    if !entry.chdir_options.contains(opt) {
+                        continue;
+                    }
+                    match dir.text() {
+                        None => {
+                            self.cwd_unknown.get_or_insert(frame.map.map(dir.span));
+                        }
+                        Some(d) => {
+                            let place = self
+                                .catalog
+                                .names_protected_place(d)
+                                .map(String::from)
+                                .or_else(|| self.catalog.persistence_target(&format!("{d}/x")));
+                            if let Some(place) = place {
+                                verdict = verdict.max(self.add(
+                                    frame,
+                                    Rule::WritesSystemDir,
+                                    dir.span,
+                                    format!("`{canon} {opt}` runs its program in {place}, where a write changes what later commands run"),
+                                ));
+                            }
+                        }
+                    }
+                }
                 for script in &parsed.scripts {
                     verdict = verdict.max(self.shell_string(
                         script,
