@@ -1,7 +1,8 @@
 //! A generator of bash commands built from the constructs the analyzer must
 //! see through: quoting tricks on names, wrappers, `$()`, backquotes,
 //! `<()`, redirects (sockets included), here-documents, `bash -c` and `eval`
-//! embedding, functions, arithmetic and prompt expansions, deep nesting.
+//! embedding, functions, arithmetic and prompt expansions, deep nesting,
+//! and commands that write files (`gen_writes.rs`).
 //!
 //! The generator is driven by a [`Choices`] source, so the same code serves
 //! the differential oracle (a seeded [`Rng`]) and the structure-aware fuzz
@@ -13,6 +14,9 @@ use crate::gen_programs::{LOCAL, NETWORK, OTHER, SHADOWED, SHELLS};
 use crate::gen_words::{backquote_escape, bare, heredoc_escape, quote, single};
 
 pub use crate::choices::{Choices, Rng};
+
+#[path = "gen_writes.rs"]
+mod writes;
 
 /// How big generated commands get.
 #[derive(Debug, Clone)]
@@ -30,6 +34,9 @@ pub struct Config {
     /// One word in this many is written bare when it can be; the others
     /// get a quoting trick.
     pub bare_odds: usize,
+    /// One command in this many writes a file (a protected place or a
+    /// harmless one, spelled every way programs offer); 0 or 1: none.
+    pub write_odds: usize,
 }
 
 impl Config {
@@ -42,6 +49,7 @@ impl Config {
             deep: 0,
             unsafe_odds: 25,
             bare_odds: 2,
+            write_odds: 20,
         }
     }
 
@@ -54,6 +62,8 @@ impl Config {
             deep: 3000,
             unsafe_odds: 4,
             bare_odds: 8,
+            // Writes start nothing: the fuzz target's check cannot see them.
+            write_odds: 0,
         }
     }
 }
@@ -294,6 +304,12 @@ impl<C: Choices> Gen<'_, C> {
     fn command(&mut self) -> String {
         self.budget = self.budget.saturating_sub(1);
         self.last_simple = true;
+        if self.cfg.write_odds > 0 && self.rare(self.cfg.write_odds) {
+            let mut s = self.writer();
+            self.redirects(&mut s);
+            self.last_simple = false;
+            return s;
+        }
         if !self.can_nest() {
             return self.simple();
         }
@@ -990,10 +1006,37 @@ mod tests {
 
     #[test]
     fn generated_commands_are_bash_syntax() {
+        syntax_check(&Config::oracle());
+    }
+
+    #[test]
+    fn writers_are_bash_syntax() {
+        let writers = Config {
+            write_odds: 2,
+            ..Config::oracle()
+        };
+        syntax_check(&writers);
+        let mut rng = Rng::new(12);
+        let mut protected = 0;
+        for _ in 0..300 {
+            let g = generate(&mut rng, &writers);
+            protected += usize::from(
+                writes::PROTECTED
+                    .iter()
+                    .any(|p| g.command.contains(&p[1..])),
+            );
+        }
+        assert!(
+            protected > 100,
+            "only {protected} of 300 name a protected place"
+        );
+    }
+
+    fn syntax_check(cfg: &Config) {
         let mut rng = Rng::new(11);
         let mut bad = Vec::new();
         for _ in 0..300 {
-            let g = generate(&mut rng, &Config::oracle());
+            let g = generate(&mut rng, cfg);
             let out = std::process::Command::new("/bin/bash")
                 .args(["--norc", "-n", "-c", &g.command])
                 .output()

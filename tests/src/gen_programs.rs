@@ -4,7 +4,8 @@
 //! the oracle can give each one a logging shim. Membership in each pool is
 //! checked against the analyzer's catalog by the tests below.
 
-/// Programs the catalog knows to be local. Their shims log and exit.
+/// Programs the catalog knows to be local. Their shims log and exit, but
+/// for the writers among them (see [`WRITERS`]), which run for real.
 pub const LOCAL: &[&str] = &[
     "ls", "cat", "grep", "echo", "printf", "true", "false", "wc", "head", "tail", "sort", "uniq",
     "cut", "tr", "date", "basename", "dirname", "touch", "mkdir", "cp", "mv", "rm", "test", "diff",
@@ -30,6 +31,16 @@ pub const SHELLS: &[&str] = &["bash", "sh", "dash"];
 /// the real tool so the oracle sees what it starts.
 pub const TOOLS: &[&str] = &["sed", "awk", "split"];
 
+/// Programs that write files, whose shims run the real program, so the
+/// oracle sees what a command wrote (`cp`, `mv`, `touch`, `mkdir`, `tee`,
+/// `sort` and `uniq` are in [`LOCAL`], `sed`, `awk` and `split` in
+/// [`TOOLS`]; these are the others). `rm` stays a logging shim: a
+/// deletion changes nothing later commands run that a write would not.
+pub const WRITERS: &[&str] = &[
+    "ln", "install", "truncate", "shuf", "csplit", "gawk", "mawk", "dd", "xxd", "iconv", "gzip",
+    "gunzip", "tar", "chmod",
+];
+
 /// Wrappers installed on this machine: their shims run the real wrapper,
 /// which starts the wrapped program through `PATH` (another shim).
 pub const REAL_WRAPPERS: &[&str] = &[
@@ -52,15 +63,42 @@ pub fn all_names() -> Vec<&'static str> {
         OTHER,
         SHELLS,
         TOOLS,
+        WRITERS,
         REAL_WRAPPERS,
         LOGGED_WRAPPERS,
     ]
     .concat()
 }
 
-/// Where the real program behind a shim lives, for the ones that run it.
+/// What the shim of a program that runs the real one `exec`s (before the
+/// arguments it was given): an absolute path, so the shim never finds
+/// itself, and never another shim.
 pub fn real_path(name: &str) -> Option<&'static str> {
     Some(match name {
+        // Writers, run for real so their writes happen.
+        "cp" => "/usr/bin/cp",
+        "mv" => "/usr/bin/mv",
+        "ln" => "/usr/bin/ln",
+        "install" => "/usr/bin/install",
+        "tee" => "/usr/bin/tee",
+        "touch" => "/usr/bin/touch",
+        "mkdir" => "/usr/bin/mkdir",
+        "truncate" => "/usr/bin/truncate",
+        "sort" => "/usr/bin/sort",
+        "shuf" => "/usr/bin/shuf",
+        "uniq" => "/usr/bin/uniq",
+        "csplit" => "/usr/bin/csplit",
+        "gawk" => "/usr/bin/gawk",
+        "mawk" => "/usr/bin/mawk",
+        "dd" => "/usr/bin/dd",
+        "xxd" => "/usr/bin/xxd",
+        "iconv" => "/usr/bin/iconv",
+        "gzip" => "/usr/bin/gzip",
+        // The real gunzip is a script that runs `gzip -d` through PATH,
+        // which would log a `gzip` the command never named.
+        "gunzip" => "/usr/bin/gzip -d",
+        "tar" => "/usr/bin/tar",
+        "chmod" => "/usr/bin/chmod",
         "bash" => "/bin/bash",
         "sh" => "/bin/sh",
         "dash" => "/bin/dash",
@@ -92,8 +130,12 @@ mod tests {
 
     #[test]
     fn pools_match_the_catalog() {
-        for name in LOCAL.iter().chain(TOOLS) {
-            let cmd = format!("{name} a.txt");
+        for name in LOCAL.iter().chain(TOOLS).chain(WRITERS) {
+            // tar wants a mode.
+            let cmd = match *name {
+                "tar" => "tar -cf x.tar a.txt".to_string(),
+                _ => format!("{name} a.txt"),
+            };
             assert_eq!(analyze(&cmd).verdict, Verdict::Safe, "{cmd}");
         }
         for name in NETWORK.iter().chain(SHADOWED) {
@@ -116,10 +158,18 @@ mod tests {
     fn real_programs_exist() {
         for name in all_names() {
             if let Some(path) = real_path(name) {
+                let path = path.split(' ').next().unwrap_or(path);
                 assert!(std::path::Path::new(path).exists(), "{path}");
             }
         }
-        for name in SHELLS.iter().chain(TOOLS).chain(REAL_WRAPPERS) {
+        let writers = ["cp", "mv", "touch", "mkdir", "tee", "sort", "uniq"];
+        for name in SHELLS
+            .iter()
+            .chain(TOOLS)
+            .chain(WRITERS)
+            .chain(&writers)
+            .chain(REAL_WRAPPERS)
+        {
             assert!(real_path(name).is_some(), "{name} has no real path");
         }
     }

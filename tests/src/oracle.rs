@@ -9,6 +9,15 @@
 //! bash records names that had no shim. Commands run from a bash driver
 //! script, one `bash -c` each, under `timeout`, in a scratch directory of
 //! their own, several drivers in parallel.
+//!
+//! Programs that write files (`cp`, `tee`, `sed`, `tar`...) run for real, and
+//! each scratch directory (the command's `$HOME` too) starts with the same
+//! files ([`fixtures`]): afterwards every file or directory whose change
+//! time is later than the start of the run was created or changed by the
+//! command ([`Run::written`], less fixtures that are still as they were). As root the commands run as `nobody`, with
+//! no way to gain privileges, so the only places they can write are their
+//! scratch directory and `/tmp` (`/var/tmp`, `/run/lock` and `/dev/shm` are
+//! read-only in their mount namespace).
 
 use std::fmt::Write as _;
 use std::fs;
@@ -16,7 +25,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use crate::gen_programs::{all_names, real_path};
 
@@ -41,6 +50,13 @@ pub struct Run {
     pub home: String,
     /// Processes it left behind had to be killed after it ended.
     pub reaped: bool,
+    /// Files and directories under `home` the command created or changed,
+    /// relative to `home`, sorted: new entries (written, renamed, linked,
+    /// made), and the harness's own fixtures whose type or contents changed
+    /// or whose mode gained execute, setuid or group or others' write. A
+    /// new directory is listed, a fixture directory only for its mode; a
+    /// fixture whose times alone changed is not.
+    pub written: Vec<String>,
 }
 
 impl Run {
@@ -79,8 +95,12 @@ impl Default for Options {
 /// How to enter a new network namespace on this machine.
 /// The user commands run as when the harness is root: with root's
 /// privileges a generated `sed -i ... /dev/null` replaced the machine's
-/// /dev/null with a file. `nobody` can write only the scratch directory.
+/// /dev/null with a file. `nobody` can write only the scratch directory
+/// (and /tmp).
 const UNPRIVILEGED: &str = "65534";
+
+/// World-writable directories besides /tmp, made read-only for the commands.
+pub const READ_ONLY_DIRS: &str = "/var/tmp /run/lock /dev/shm";
 
 /// Whether this process runs as root.
 pub fn is_root() -> bool {
@@ -103,15 +123,39 @@ pub fn unshare_prefix() -> Result<Vec<String>, String> {
     let mut candidates: Vec<Vec<String>> = Vec::new();
     if is_root() {
         let setpriv = locate("setpriv")?;
+        let mount = locate("mount")?;
+        // In a mount namespace of its own, the world-writable directories
+        // other than /tmp get an empty read-only file system: a write
+        // there would be one the oracle cannot see.
+        let script = format!(
+            "for d in {READ_ONLY_DIRS}; do \
+               if [ -d \"$d\" ] && [ ! -L \"$d\" ]; then \
+                 {mount} -t tmpfs -o ro,size=4k,mode=0755 bashgate-ro \"$d\" || exit 97; \
+               fi; \
+             done; exec \"$@\"",
+            mount = mount.display()
+        );
         candidates.push(
             [
                 "unshare",
                 "--net",
+                "--mount",
+                "--propagation",
+                "private",
                 "--",
+                // bash, not dash: dash drops the exported function
+                // (`BASH_FUNC_...%%`) from the environment.
+                "/bin/bash",
+                "--norc",
+                "--noprofile",
+                "-c",
+                &script,
+                "bash",
                 &setpriv.display().to_string(),
                 &format!("--reuid={UNPRIVILEGED}"),
                 &format!("--regid={UNPRIVILEGED}"),
                 "--clear-groups",
+                "--no-new-privs",
                 "--",
             ]
             .map(String::from)
@@ -186,6 +230,7 @@ pub struct Sandbox {
     root: PathBuf,
     shims: PathBuf,
     keep: bool,
+    fixtures: Vec<Fixture>,
 }
 
 impl Drop for Sandbox {
@@ -211,7 +256,12 @@ impl Sandbox {
         fs::create_dir_all(&shims)?;
         fs::create_dir_all(root.join("lost"))?;
         share(&root.join("lost"), 0o777).map_err(std::io::Error::other)?;
-        let sandbox = Sandbox { root, shims, keep };
+        let sandbox = Sandbox {
+            root,
+            shims,
+            keep,
+            fixtures: fixtures(),
+        };
         for name in all_names() {
             sandbox.write_shim(name)?;
         }
@@ -290,23 +340,23 @@ done <"$1"
     /// Runs every command; the result at index `i` is for `commands[i]`.
     pub fn run(&self, commands: &[String], opts: &Options) -> Result<Vec<Run>, String> {
         let prefix = unshare_prefix()?;
+        let root = is_root();
         let work = self.root.join("work");
         let _ = fs::remove_dir_all(&work);
+        fs::create_dir_all(&work).map_err(|e| e.to_string())?;
         for (i, c) in commands.iter().enumerate() {
             if c.contains('\0') {
                 return Err(format!("command {i} contains a NUL byte"));
             }
-            let d = work.join(i.to_string());
-            fs::create_dir_all(d.join("log")).map_err(|e| e.to_string())?;
-            fs::create_dir_all(d.join("sub")).map_err(|e| e.to_string())?;
-            fs::write(d.join("a.txt"), "a\nb\n").map_err(|e| e.to_string())?;
-            fs::write(d.join("b.txt"), "x\n").map_err(|e| e.to_string())?;
-            for dir in [d.clone(), d.join("log"), d.join("sub")] {
-                share(&dir, 0o777)?;
-            }
-            share(&d.join("a.txt"), 0o666)?;
-            share(&d.join("b.txt"), 0o666)?;
+            furnish(&work.join(i.to_string()), &self.fixtures, root)?;
         }
+        // Commands may enter `work` but not list it.
+        share(&work, 0o711)?;
+        // Everything the commands create or change gets a change time
+        // after `since`. File times come from a clock that can lag the
+        // system's by a tick: the wait keeps the commands' later than it.
+        let since = SystemTime::now();
+        std::thread::sleep(Duration::from_millis(50));
         let driver = self.root.join("driver.sh");
         fs::write(&driver, self.driver(opts.per_command)).map_err(|e| e.to_string())?;
         let workers = opts.workers.max(1);
@@ -361,7 +411,7 @@ done <"$1"
         commands
             .iter()
             .enumerate()
-            .map(|(i, c)| read_run(&work.join(i.to_string()), c))
+            .map(|(i, c)| read_run(&work.join(i.to_string()), c, since, &self.fixtures))
             .collect()
     }
 }
@@ -416,8 +466,237 @@ fn kill_groups(pids: &[u32]) {
     }
 }
 
+/// A file or directory the harness puts in every scratch directory.
+#[derive(Debug, Clone)]
+pub struct Fixture {
+    /// Relative to the scratch directory; parents come first in the list.
+    pub path: &'static str,
+    /// `None` for a directory.
+    pub contents: Option<Vec<u8>>,
+    pub mode: u32,
+}
+
+/// What each scratch directory starts with: the files generated commands
+/// read (`a.txt`, `lines.txt`), directories to write into (`build`,
+/// `out`), protected places that exist in real homes and repositories
+/// (`.git/hooks`, `.git/config`), and sources whose names or contents
+/// decide what a copy or an extraction writes: `dotfiles/.bashrc`,
+/// `src/.git/hooks/pre-commit` (for `cp -r src/. .`), `name.txt` (which
+/// holds `.bashrc`), `pack.tar` (holding `.bashrc` and
+/// `.git/hooks/pre-commit`) and `n.gz` (whose stored name is `.bashrc`).
+pub fn fixtures() -> Vec<Fixture> {
+    fn dir(path: &'static str) -> Fixture {
+        Fixture {
+            path,
+            contents: None,
+            mode: 0o755,
+        }
+    }
+    fn file(path: &'static str, contents: impl Into<Vec<u8>>, mode: u32) -> Fixture {
+        Fixture {
+            path,
+            contents: Some(contents.into()),
+            mode,
+        }
+    }
+    const SCRIPT: &str = "#!/bin/sh\necho hook\n";
+    vec![
+        dir("log"),
+        dir("sub"),
+        file("a.txt", "a\nb\n", 0o644),
+        file("b.txt", "x\n", 0o644),
+        file("lines.txt", "1\n2\n3\n4\n5\n", 0o644),
+        file("name.txt", ".bashrc\n", 0o644),
+        file("hex.txt", "610a\n", 0o644),
+        dir("build"),
+        dir("out"),
+        dir("dotfiles"),
+        file("dotfiles/.bashrc", "alias ls=true\n", 0o644),
+        file("dotfiles/.profile", "PATH=.:$PATH\n", 0o644),
+        file("dotfiles/.bash_aliases", "alias cd=true\n", 0o644),
+        dir("tools"),
+        file("tools/ls", SCRIPT, 0o755),
+        dir("src"),
+        file("src/.envrc", "export A=1\n", 0o644),
+        dir("src/.git"),
+        dir("src/.git/hooks"),
+        file("src/.git/hooks/pre-commit", SCRIPT, 0o755),
+        dir(".git"),
+        file(".git/config", "[core]\n\tbare = false\n", 0o644),
+        dir(".git/hooks"),
+        file(".git/hooks/pre-commit.sample", SCRIPT, 0o755),
+        file(
+            "pack.tar",
+            tar(&[
+                (".bashrc", b"alias ls=true\n", 0o644),
+                (".git/hooks/pre-commit", SCRIPT.as_bytes(), 0o755),
+            ]),
+            0o644,
+        ),
+        file("n.gz", gzip(".bashrc", b"alias ls=true\n"), 0o644),
+    ]
+}
+
+/// Creates a scratch directory and its fixtures, owned by `nobody` when
+/// the commands run as `nobody` (otherwise by the user the commands run as
+/// in their user namespace).
+fn furnish(d: &Path, fixtures: &[Fixture], as_root: bool) -> Result<(), String> {
+    let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
+    fs::create_dir(d).map_err(|e| err(d, e))?;
+    let give = |p: &Path| -> Result<(), String> {
+        if as_root {
+            let id: u32 = UNPRIVILEGED.parse().expect("a uid");
+            std::os::unix::fs::lchown(p, Some(id), Some(id)).map_err(|e| err(p, e))?;
+        }
+        Ok(())
+    };
+    share(d, 0o755)?;
+    give(d)?;
+    for f in fixtures {
+        let p = d.join(f.path);
+        match &f.contents {
+            None => fs::create_dir(&p),
+            Some(bytes) => fs::write(&p, bytes),
+        }
+        .map_err(|e| err(&p, e))?;
+        share(&p, f.mode)?;
+        give(&p)?;
+    }
+    Ok(())
+}
+
+/// A ustar archive of regular files (no directory entries: tar creates
+/// the parents of what it extracts).
+fn tar(files: &[(&str, &[u8], u32)]) -> Vec<u8> {
+    fn put(field: &mut [u8], text: &str) {
+        field[..text.len()].copy_from_slice(text.as_bytes());
+    }
+    let mut out = Vec::new();
+    for (name, data, mode) in files {
+        let mut h = [0u8; 512];
+        put(&mut h[..100], name);
+        put(&mut h[100..108], &format!("{mode:07o}"));
+        put(&mut h[108..116], "0001750");
+        put(&mut h[116..124], "0001750");
+        put(&mut h[124..136], &format!("{:011o}", data.len()));
+        put(&mut h[136..148], &format!("{:011o}", 1_700_000_000u32));
+        h[148..156].fill(b' ');
+        h[156] = b'0';
+        put(&mut h[257..265], "ustar\x0000");
+        let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
+        put(&mut h[148..156], &format!("{sum:06o}\x00 "));
+        out.extend_from_slice(&h);
+        out.extend_from_slice(data);
+        out.resize(out.len().next_multiple_of(512), 0);
+    }
+    out.resize(out.len() + 1024, 0);
+    out
+}
+
+/// A gzip file holding `data` (one stored block) under the name `name`,
+/// which `gunzip -N` restores.
+fn gzip(name: &str, data: &[u8]) -> Vec<u8> {
+    let len = u16::try_from(data.len()).expect("a small file");
+    let mut out = vec![0x1f, 0x8b, 8, 0x08, 0, 0, 0, 0, 0, 3];
+    out.extend_from_slice(name.as_bytes());
+    out.push(0);
+    out.push(1);
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&(!len).to_le_bytes());
+    out.extend_from_slice(data);
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xedb8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    out.extend_from_slice(&(!crc).to_le_bytes());
+    out.extend_from_slice(&u32::from(len).to_le_bytes());
+    out
+}
+
+/// What the driver itself leaves in a scratch directory.
+const HARNESS_FILES: &[&str] = &["log", "stderr", "status", "alive", "reaped"];
+
+/// The files and directories under `dir` (not following symbolic links)
+/// whose status changed after `since`, relative to `dir`. Creating,
+/// writing, renaming, linking a file and changing its mode all set its
+/// change time, which no unprivileged program can set back.
+pub fn changed_since(dir: &Path, since: SystemTime) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
+    let since = since
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default();
+    let since = (since.as_secs() as i64, i64::from(since.subsec_nanos()));
+    let mut out = Vec::new();
+    // (directory, its path relative to `dir`, depth)
+    let mut todo = vec![(dir.to_path_buf(), String::new(), 0usize)];
+    let mut seen = 0usize;
+    while let Some((path, rel, depth)) = todo.pop() {
+        let Ok(entries) = fs::read_dir(&path) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if depth == 0 && HARNESS_FILES.contains(&name.as_str()) {
+                continue;
+            }
+            seen += 1;
+            if seen > 10_000 {
+                out.push(format!("{rel}... (too many files to list)"));
+                todo.clear();
+                break;
+            }
+            let Ok(meta) = entry.path().symlink_metadata() else {
+                continue;
+            };
+            let sub = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            if (meta.ctime(), meta.ctime_nsec()) > since {
+                out.push(sub.clone());
+            }
+            if meta.is_dir() && depth < 16 {
+                todo.push((entry.path(), sub, depth + 1));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Whether a fixture is still what the harness made, as far as what later
+/// commands run goes: the same type and contents, and no permission it did
+/// not have (execute, setuid or setgid, write for group or others). New
+/// times (`touch`) and a mode that only takes bits away leave it unchanged.
+fn unchanged(path: &Path, fixture: &Fixture) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(meta) = path.symlink_metadata() else {
+        return false;
+    };
+    if meta.permissions().mode() & !fixture.mode & 0o6133 != 0 {
+        return false;
+    }
+    match &fixture.contents {
+        None => meta.is_dir(),
+        Some(bytes) => meta.is_file() && fs::read(path).is_ok_and(|b| b == *bytes),
+    }
+}
+
 /// Reads what one command left in its directory.
-fn read_run(dir: &Path, command: &str) -> Result<Run, String> {
+fn read_run(
+    dir: &Path,
+    command: &str,
+    since: SystemTime,
+    fixtures: &[Fixture],
+) -> Result<Run, String> {
     let mut execs = Vec::new();
     let mut logs: Vec<_> = fs::read_dir(dir.join("log"))
         .map_err(|e| e.to_string())?
@@ -442,6 +721,15 @@ fn read_run(dir: &Path, command: &str) -> Result<Run, String> {
         status,
         home: dir.display().to_string(),
         reaped: dir.join("reaped").exists(),
+        written: changed_since(dir, since)
+            .into_iter()
+            .filter(|w| {
+                fixtures
+                    .iter()
+                    .find(|f| f.path == w)
+                    .is_none_or(|f| !unchanged(&dir.join(w), f))
+            })
+            .collect(),
     })
 }
 

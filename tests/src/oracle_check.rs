@@ -4,10 +4,13 @@
 //! Soundness is the only thing checked. A command the analyzer calls
 //! `safe` must not start a program missing from its invocations, must not
 //! start a program with arguments other than the ones the analyzer
-//! resolved (where it resolved them fully), and must not open a socket.
+//! resolved (where it resolved them fully), must not open a socket, and
+//! must not write a place that decides what later commands run: a file or
+//! directory the catalog protects (`persistence_files`, `persistence_dirs`,
+//! `system_dirs`, and the hidden directories they start with).
 //! `unknown` and `network` verdicts promise nothing, so they always pass.
 
-use bashgate_analyzer::{Analysis, Invocation, Verdict};
+use bashgate_analyzer::{Analysis, Catalog, Invocation, Verdict};
 
 use crate::oracle::{Exec, Run};
 
@@ -21,6 +24,9 @@ pub enum Mismatch {
     Argv(Exec),
     /// bash opened a `/dev/tcp` or `/dev/udp` socket.
     Socket,
+    /// The command created or changed `path` (relative to its `$HOME`),
+    /// which is the protected place `place` or lies inside it.
+    WroteProtected { path: String, place: String },
 }
 
 impl std::fmt::Display for Mismatch {
@@ -46,6 +52,10 @@ impl std::fmt::Display for Mismatch {
                 e.program, e.args
             ),
             Mismatch::Socket => f.write_str("bash opened a /dev/tcp or /dev/udp socket"),
+            Mismatch::WroteProtected { path, place } => write!(
+                f,
+                "the command wrote `~/{path}`, a protected place (`{place}`)"
+            ),
         }
     }
 }
@@ -90,7 +100,39 @@ fn accounts_for(inv: &Invocation, exec: &Exec, home: &str) -> Option<bool> {
     )
 }
 
+/// The protected place a written path is or lies in, per the catalog: the
+/// path is tried relative to `$HOME` (`.bashrc`), as `~/...` (`~/bin/x`)
+/// and as the absolute path it is; with [`Catalog::names_protected_place`]
+/// as written (`.git/x`, `.config/x` lie in directories it protects).
+pub fn protected_place(rel: &str, home: &str) -> Option<String> {
+    let c = Catalog::builtin();
+    let home = home.trim_end_matches('/');
+    [rel.to_string(), format!("~/{rel}"), format!("{home}/{rel}")]
+        .iter()
+        .find_map(|p| c.persistence_target(p))
+        .or_else(|| c.names_protected_place(rel).map(str::to_string))
+}
+
 /// The mismatches between an analysis and a run of the same command.
+/// The analyzer's documented limit (docs/analyzer.md, "Writes the write
+/// model cannot place"): a tree copied or extracted into a directory other
+/// than the working one or home (`cp -r src build`, `tar -x -C out`)
+/// writes whatever names it holds, `.git/hooks` included; the proof covers
+/// where the tree lands, not what it holds. A protected place below an
+/// ordinary first directory, written by such a command, is not a mismatch.
+fn inside_a_copied_tree(analysis: &Analysis, rel: &str, home: &str) -> bool {
+    let copies_trees = analysis.invocations.iter().any(|inv| {
+        matches!(
+            inv.program.as_deref(),
+            Some("cp" | "tar" | "unzip" | "cpio" | "7z" | "ar")
+        )
+    });
+    let Some((first, _)) = rel.split_once('/') else {
+        return false;
+    };
+    copies_trees && protected_place(first, home).is_none()
+}
+
 pub fn check(analysis: &Analysis, run: &Run) -> Vec<Mismatch> {
     if analysis.verdict != Verdict::Safe {
         return Vec::new();
@@ -110,6 +152,17 @@ pub fn check(analysis: &Analysis, run: &Run) -> Vec<Mismatch> {
     }
     if run.opened_socket() {
         out.push(Mismatch::Socket);
+    }
+    for path in &run.written {
+        if inside_a_copied_tree(analysis, path, &run.home) {
+            continue;
+        }
+        if let Some(place) = protected_place(path, &run.home) {
+            out.push(Mismatch::WroteProtected {
+                path: path.clone(),
+                place,
+            });
+        }
     }
     out
 }
@@ -134,6 +187,7 @@ mod tests {
             status: Some(0),
             home: "/home/u".into(),
             reaped: false,
+            written: Vec::new(),
         }
     }
 
@@ -179,5 +233,71 @@ mod tests {
             "bash: connect: Network is unreachable\n",
         );
         assert!(check(&a, &r).is_empty());
+    }
+
+    #[test]
+    fn writing_a_protected_place_is_a_mismatch() {
+        let mut a = analyze("cp a.txt out.txt");
+        assert_eq!(a.verdict, Verdict::Safe);
+        let mut r = run("", &[("cp", &["a.txt", "out.txt"])], "");
+        r.written = vec!["build".into(), "build/x".into(), "out.txt".into()];
+        assert!(check(&a, &r).is_empty());
+        r.written = vec![
+            ".bashrc".into(),
+            ".git/hooks".into(),
+            ".git/hooks/pre-commit".into(),
+            ".git/x".into(),
+            ".local/bin/ls".into(),
+            "bin/ls".into(),
+            "notes.txt".into(),
+        ];
+        let wrote: Vec<_> = check(&a, &r)
+            .into_iter()
+            .map(|m| match m {
+                Mismatch::WroteProtected { path, place } => format!("{path} {place}"),
+                m => panic!("{m}"),
+            })
+            .collect();
+        assert_eq!(
+            wrote,
+            [
+                ".bashrc .bashrc",
+                ".git/hooks .git/hooks",
+                ".git/hooks/pre-commit .git/hooks",
+                ".git/x .git",
+                ".local/bin/ls .local/bin",
+                "bin/ls ~/bin",
+            ]
+        );
+        // Only `safe` verdicts promise anything.
+        a.verdict = Verdict::Unknown;
+        assert!(check(&a, &r).is_empty());
+    }
+
+    #[test]
+    fn protected_places_are_found_however_the_path_reads() {
+        let home = "/tmp/bashgate-oracle-1-0/work/7";
+        for (rel, place) in [
+            (".profile", ".profile"),
+            (".envrc", ".envrc"),
+            (".bash_aliases", ".bash_aliases"),
+            (".git/config", ".git/config"),
+            ("repo/.git/hooks/post-merge", ".git/hooks"),
+            (".config/fish/config.fish", ".config/fish"),
+            (".ssh", ".ssh"),
+            ("go/bin/x", "go/bin"),
+        ] {
+            assert_eq!(protected_place(rel, home).as_deref(), Some(place), "{rel}");
+        }
+        for rel in [
+            "out.txt",
+            "build/x",
+            ".bashra",
+            "sub/bin",
+            "xaa",
+            "gitconfig",
+        ] {
+            assert_eq!(protected_place(rel, home), None, "{rel}");
+        }
     }
 }

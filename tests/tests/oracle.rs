@@ -1,6 +1,6 @@
 //! The differential oracle: generated commands run under real bash in a
 //! fresh network namespace; every `safe` verdict must account for every
-//! program bash started. Needs `unshare --net` (root, or unprivileged user
+//! program bash started, and write no protected place. Needs `unshare --net` (root, or unprivileged user
 //! namespaces); without it these tests fail, never pass silently.
 //!
 //! `BASHGATE_ORACLE_COUNT` (default 10000) sets how many commands,
@@ -15,7 +15,7 @@ use std::time::Instant;
 use bashgate_analyzer::{analyze, Verdict};
 use bashgate_tests::gen::{generate, Config, Rng};
 use bashgate_tests::oracle::{Options, Run, Sandbox};
-use bashgate_tests::oracle_check::check;
+use bashgate_tests::oracle_check::{check, protected_place, Mismatch};
 use bashgate_tests::oracle_minimize::{minimize, subjects};
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
@@ -117,22 +117,130 @@ fn commands_cannot_write_outside_their_scratch_directory() {
     let guarded =
         std::env::temp_dir().join(format!("bashgate-oracle-guard-{}", std::process::id()));
     std::fs::create_dir_all(&guarded).expect("guard directory");
-    let target = guarded.join("x");
-    let cmd = format!(": > {0}; sed -i s/a/b/ {0}", target.display());
-    let runs = run(&[cmd.as_str()]);
-    let written = target.exists();
+    let sandbox = Sandbox::new(false).expect("scratch directory");
+    let name = format!("bashgate-oracle-escape-{}", std::process::id());
+    // The guard, the harness's own directories (the shims are on every
+    // command's PATH; `..` holds the other commands' directories), and the
+    // world-writable directories besides /tmp.
+    let mut targets = vec![
+        guarded.join("x"),
+        sandbox.root().join("shims").join(&name),
+        sandbox.root().join(&name),
+        sandbox.root().join("work").join(&name),
+    ];
+    for dir in bashgate_tests::oracle::READ_ONLY_DIRS.split(' ') {
+        if std::path::Path::new(dir).is_dir() {
+            targets.push(std::path::Path::new(dir).join(&name));
+        }
+    }
+    let commands: Vec<String> = targets
+        .iter()
+        .map(|t| {
+            format!(
+                ": > {0}; sed -i s/a/b/ {0}; cp a.txt {0}; mkdir {0}.d; tee {0}.t <a.txt; \
+                 tar -cf {0}.tar a.txt; ln -s a.txt {0}.l",
+                t.display()
+            )
+        })
+        .chain([
+            "[[ $(echo ../*) == '../*' ]] || echo LISTED >&2; chmod 777 .. && echo LISTED >&2"
+                .to_string(),
+        ])
+        .collect();
+    let runs = sandbox
+        .run(&commands, &Options::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let written: Vec<_> = targets
+        .iter()
+        .flat_map(|t| {
+            ["", ".d", ".t", ".tar", ".l"]
+                .map(|s| std::path::PathBuf::from(format!("{}{s}", t.display())))
+        })
+        .filter(|p| p.symlink_metadata().is_ok())
+        .collect();
+    let listed = runs.last().unwrap().stderr.contains("LISTED");
     let _ = std::fs::remove_dir_all(&guarded);
+    for p in &written {
+        let _ = std::fs::remove_file(p).or_else(|_| std::fs::remove_dir(p));
+    }
     if bashgate_tests::oracle::is_root() {
+        assert!(written.is_empty(), "commands wrote {written:?}: {runs:#?}");
         assert!(
-            !written,
-            "a command wrote {}: {:?}",
-            target.display(),
-            runs[0]
+            !listed,
+            "a command listed the others' directories: {runs:#?}"
         );
     } else {
         // Unprivileged, the harness's own files are all commands can reach.
         eprintln!("not root: commands run in an unprivileged user namespace");
     }
+}
+
+#[test]
+fn the_harness_sees_what_commands_write() {
+    let commands = [
+        "cp a.txt .bashrc",
+        "cp a.txt out.txt; mkdir build/y",
+        "d=.git/hooks; cp a.txt \"$d\"/pre-commit",
+        "ln -s .git/hooks h; cp a.txt h/pre-commit",
+        "chmod 777 .git/hooks/pre-commit.sample; chmod g+w .git/config",
+        "cat a.txt; sort a.txt; ls -l",
+        "tar -xf pack.tar",
+        "gunzip -N n.gz",
+        "split -a1 -l1 lines.txt .bashr",
+        "xargs touch <name.txt",
+        "cp -r src/. .",
+        "mkdir -p .local/bin && touch .local/bin/ls",
+        "cp -S rc a.txt b.txt",
+        // Times, and a mode that grants nothing new, change nothing that
+        // decides what runs; nor does writing back the same contents.
+        "touch .git/config .git/hooks; chmod -R u+w,go-w .git; cp -p .git/config c; mv c .git/config",
+    ];
+    let runs = run(&commands);
+    let written: Vec<Vec<&str>> = runs
+        .iter()
+        .map(|r| r.written.iter().map(String::as_str).collect())
+        .collect();
+    let expected: [&[&str]; 14] = [
+        &[".bashrc"],
+        &["build/y", "out.txt"],
+        &[".git/hooks/pre-commit"],
+        &[".git/hooks/pre-commit", "h"],
+        &[".git/config", ".git/hooks/pre-commit.sample"],
+        &[],
+        &[".bashrc", ".git/hooks/pre-commit"],
+        &[".bashrc"],
+        &[".bashra", ".bashrb", ".bashrc", ".bashrd", ".bashre"],
+        &[".bashrc"],
+        &[".envrc", ".git/hooks/pre-commit"],
+        &[".local", ".local/bin", ".local/bin/ls"],
+        &["b.txt", "b.txtrc"],
+        &[],
+    ];
+    for (i, (w, e)) in written.iter().zip(expected).enumerate() {
+        assert_eq!(&w[..], e, "{}: {:?}", commands[i], runs[i]);
+    }
+
+    // Claimed safe, a command that wrote `.bashrc` is a mismatch; one that
+    // wrote only harmless names is not.
+    let claimed_safe = |c: &str| {
+        let mut a = analyze(c);
+        a.verdict = Verdict::Safe;
+        a
+    };
+    let found = check(&claimed_safe(commands[0]), &runs[0]);
+    assert_eq!(
+        found,
+        vec![Mismatch::WroteProtected {
+            path: ".bashrc".into(),
+            place: ".bashrc".into()
+        }]
+    );
+    assert_eq!(check(&analyze(commands[1]), &runs[1]), vec![]);
+    assert_eq!(analyze(commands[1]).verdict, Verdict::Safe);
+    // A write through a link shows where it landed.
+    assert!(check(&claimed_safe(commands[3]), &runs[3])
+        .iter()
+        .any(|m| matches!(m, Mismatch::WroteProtected { place, .. } if place == ".git/hooks")));
 }
 
 #[test]
@@ -172,11 +280,19 @@ fn differential_oracle() {
     let mut report = String::new();
     let mut mismatched = 0;
     let (mut safe, mut execs, mut timeouts, mut reaped) = (0, 0, 0, 0);
+    let (mut wrote, mut wrote_safe, mut protected) = (0, 0, 0);
     for (&i, (a, r)) in numbers.iter().zip(analyses.iter().zip(&runs)) {
         safe += usize::from(a.verdict == Verdict::Safe);
         execs += r.execs.len();
         timeouts += usize::from(r.timed_out());
         reaped += usize::from(r.reaped);
+        wrote += usize::from(!r.written.is_empty());
+        wrote_safe += usize::from(!r.written.is_empty() && a.verdict == Verdict::Safe);
+        protected += usize::from(
+            r.written
+                .iter()
+                .any(|p| protected_place(p, &r.home).is_some()),
+        );
         let found = check(a, r);
         if found.is_empty() {
             continue;
@@ -196,11 +312,15 @@ fn differential_oracle() {
             .map(|i| (&i.program, &i.args))
             .collect();
         let _ = writeln!(report, "  analyzer listed: {listed:?}");
+        if !r.written.is_empty() {
+            let _ = writeln!(report, "  it wrote: {:?}", r.written);
+        }
     }
     let summary = format!(
         "oracle: {} commands (seed {seed:#x}), {safe} safe verdicts checked, \
-         {execs} programs started, {timeouts} timed out, {reaped} left stragglers, {mismatched} mismatched; \
-         analysis {analyze_time:.1?}, bash {run_time:.1?}",
+         {execs} programs started, {timeouts} timed out, {reaped} left stragglers, \
+         {wrote} wrote files ({wrote_safe} of them safe, {protected} wrote a protected place), \
+         {mismatched} mismatched; analysis {analyze_time:.1?}, bash {run_time:.1?}",
         commands.len()
     );
     eprintln!("{summary}");
@@ -211,11 +331,13 @@ fn differential_oracle() {
         panic!("{summary}\nfull report: {}\n{shown}", path.display());
     }
     // The generator is built so that a good share of its commands can be
-    // proven; fewer than one in eight means it has drifted from what the
-    // analyzer proves (since the environment and write models of issue 14,
-    // about one in six is).
+    // proven; fewer than one in twelve means it has drifted from what the
+    // analyzer proves. Since the write model of issue 14 (a writer given a
+    // name known only at run time is not proven) about one in nine is, and
+    // the writers (`gen_writes.rs`), mostly of protected places, take a
+    // little more.
     assert!(
-        replay || safe * 8 >= count,
+        replay || safe * 12 >= count,
         "too few safe verdicts to check: {safe} of {count}"
     );
 }
@@ -313,6 +435,7 @@ fn one() {
         );
     }
     eprintln!("stderr: {}", runs[0].stderr);
+    eprintln!("wrote: {:?}", runs[0].written);
     for m in check(&a, &runs[0]) {
         eprintln!("MISMATCH: {m}");
     }
