@@ -127,8 +127,7 @@ fn skipped_text(n: Node, text: &str, found: &mut Found) {
     }
 }
 
-const SPLIT: &str =
-    "one word the parser split in two: bash reads the touching pieces as one word";
+const SPLIT: &str = "one word the parser split in two: bash reads the touching pieces as one word";
 
 /// Two words of a command that touch, with no blank between them, are one
 /// word to bash; the grammar splits some (an escaped letter after a `{`),
