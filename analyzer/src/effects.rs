@@ -170,7 +170,7 @@ pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {
 /// does not start with `-`.
 fn operands<'a>(entry: &Entry, args: &'a [Arg]) -> Vec<(usize, &'a Arg)> {
     match &entry.options {
-        Some(table) => crate::resolve::options::read(table, args, entry.bundled_options)
+        Some(table) => crate::option_table::read(table, args, entry.bundled_options)
             .operands
             .into_iter()
             .map(|i| (i, &args[i]))

@@ -23,6 +23,7 @@ mod effects;
 pub mod ir;
 pub mod limits;
 mod lower;
+mod option_table;
 mod parse;
 mod repair;
 mod resolve;

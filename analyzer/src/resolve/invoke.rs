@@ -616,7 +616,9 @@ impl<'c> Resolver<'c> {
             }
         }
         if let Some(table) = &entry.options {
-            for (i, option) in super::options::read(table, args, entry.bundled_options).unreviewed {
+            for (i, option) in
+                crate::option_table::read(table, args, entry.bundled_options).unreviewed
+            {
                 verdict = verdict.max(self.add(
                     frame,
                     Rule::UnreviewedOption,
@@ -632,7 +634,7 @@ impl<'c> Resolver<'c> {
             .options
             .as_ref()
             .filter(|t| t.syntax != crate::catalog::OptionSyntax::Operands)
-            .map(|t| super::options::read(t, args, entry.bundled_options).given);
+            .map(|t| crate::option_table::read(t, args, entry.bundled_options).given);
         let mut options_done = false;
         let mut opaque_reported = false;
         for (i, a) in args.iter().enumerate() {
@@ -1197,7 +1199,7 @@ fn has_any_option(entry: &Entry, args: &[Arg], options: &[String]) -> bool {
     // With an option table, as the program reads them: `lsof -cnode` is
     // `-c node`, not `-n`; `--num` is `--numeric`.
     if let Some(table) = &entry.options {
-        return super::options::read(table, args, entry.bundled_options)
+        return crate::option_table::read(table, args, entry.bundled_options)
             .given
             .iter()
             .any(|(_, o)| options.contains(o));

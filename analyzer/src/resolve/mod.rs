@@ -3,7 +3,7 @@
 //! findings. The verdict is derived from the findings afterwards.
 
 mod invoke;
-pub(crate) mod options;
+mod options;
 mod setvars;
 mod shells;
 mod wrappers;

@@ -1,0 +1,179 @@
+//! Reading a local program's arguments with its reviewed option table
+//! (`analyzer/options/*.toml`): which words are options, which are their
+//! values and which are operands, the way the program's own parser reads
+//! them. The resolver uses it for unreviewed options (BG214), escapes and
+//! `local_with`; the write model for operands.
+
+use crate::args::Arg;
+use crate::catalog::{OptionSyntax, OptionTable};
+
+/// Arguments as a local program's own parser reads them.
+#[derive(Debug, Default)]
+pub struct Reading {
+    /// Options its reviewed table does not hold: `(argument index, option)`.
+    pub unreviewed: Vec<(usize, String)>,
+    /// Indexes of its operands (arguments known only at run time included:
+    /// they may be either).
+    pub operands: Vec<usize>,
+    /// The options given, by their full spelling (`-n`, `--numeric` for
+    /// `--num`, `-noout`), with the index of the argument holding each.
+    pub given: Vec<(usize, String)>,
+}
+
+/// Reads `args` with a program's option table: options, their values and
+/// operands, the way the program's parser does. `bundled` reads a
+/// dash-less first argument as a cluster (`tar xzf`). Arguments known only
+/// at run time are the escape model's business (BG210), not this one's.
+pub fn read(table: &OptionTable, args: &[Arg], bundled: bool) -> Reading {
+    let mut out = Reading::default();
+    if table.syntax == OptionSyntax::Operands {
+        out.operands = (0..args.len()).collect();
+        return out;
+    }
+    let mut options_done = false;
+    let mut i = 0;
+    while i < args.len() {
+        let at = i;
+        i += 1;
+        let Some(s) = args[at].text() else {
+            out.operands.push(at);
+            continue;
+        };
+        if options_done {
+            out.operands.push(at);
+            continue;
+        }
+        if s == "--" {
+            options_done = true;
+            continue;
+        }
+        let bundle;
+        let s = if at == 0 && bundled && !s.starts_with(['-', '+']) && !s.is_empty() {
+            bundle = format!("-{s}");
+            bundle.as_str()
+        } else {
+            s
+        };
+        let is_option = (s.starts_with('-') || (table.plus && s.starts_with('+'))) && s.len() > 1;
+        if !is_option {
+            out.operands.push(at);
+            if table.syntax == OptionSyntax::Posix {
+                options_done = true;
+            }
+            continue;
+        }
+        if let Some(body) = s.strip_prefix("--") {
+            if let Some(full) = long_name(table, body) {
+                out.given.push((at, format!("--{full}")));
+            }
+            match long_option(table, body) {
+                Some(LongArity::Value) if !body.contains('=') => i += 1,
+                Some(_) => {}
+                None => out
+                    .unreviewed
+                    .push((at, s.split('=').next().unwrap_or(s).to_string())),
+            }
+            continue;
+        }
+        let body = &s[1..];
+        if table.syntax == OptionSyntax::SingleDash {
+            if let Some(arity) = single_dash(table, body) {
+                out.given
+                    .push((at, format!("-{}", body.split('=').next().unwrap_or(body))));
+                if arity == LongArity::Value && !body.contains('=') {
+                    i += 1;
+                }
+                continue;
+            }
+        }
+        if table.numeric && body.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        for (j, c) in body.char_indices() {
+            out.given.push((at, format!("{}{c}", &s[..1])));
+            if table.short.contains(c) {
+                continue;
+            }
+            let attached = !body[j + c.len_utf8()..].is_empty();
+            if table.short_value.contains(c) {
+                if !attached {
+                    i += 1;
+                }
+                break;
+            }
+            if table.short_optional.contains(c) {
+                break;
+            }
+            out.unreviewed.push((at, format!("{}{c}", &s[..1])));
+            break;
+        }
+    }
+    out
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LongArity {
+    Flag,
+    Value,
+    Optional,
+}
+
+fn arity_of(table: &OptionTable, name: &str) -> Option<LongArity> {
+    if table.long.iter().any(|o| o == name) {
+        Some(LongArity::Flag)
+    } else if table.long_value.iter().any(|o| o == name) {
+        Some(LongArity::Value)
+    } else if table.long_optional.iter().any(|o| o == name) {
+        Some(LongArity::Optional)
+    } else {
+        None
+    }
+}
+
+/// `name[=value]` after `--`: the exact name, or the one name it
+/// abbreviates (getopt_long accepts any unique prefix; a prefix shared by
+/// several names is an error to the program, and unknown to us).
+fn long_option(table: &OptionTable, body: &str) -> Option<LongArity> {
+    let name = body.split('=').next().unwrap_or(body);
+    if name.is_empty() {
+        return None;
+    }
+    if let Some(a) = arity_of(table, name) {
+        return Some(a);
+    }
+    let mut matches = table
+        .long
+        .iter()
+        .chain(&table.long_value)
+        .chain(&table.long_optional)
+        .filter(|o| o.starts_with(name));
+    let first = matches.next()?;
+    if matches.next().is_some() {
+        return None;
+    }
+    arity_of(table, first)
+}
+
+/// The full name a `--name[=value]` spelling stands for, when one.
+fn long_name<'a>(table: &'a OptionTable, body: &str) -> Option<&'a str> {
+    let name = body.split('=').next().unwrap_or(body);
+    let all = || {
+        table
+            .long
+            .iter()
+            .chain(&table.long_value)
+            .chain(&table.long_optional)
+    };
+    if let Some(o) = all().find(|o| *o == name) {
+        return Some(o);
+    }
+    let mut matches = all().filter(|o| !name.is_empty() && o.starts_with(name));
+    let first = matches.next()?;
+    matches.next().is_none().then_some(first.as_str())
+}
+
+/// `-name[=value]`, exact (openssl, xxd).
+fn single_dash(table: &OptionTable, body: &str) -> Option<LongArity> {
+    let name = body.split('=').next().unwrap_or(body);
+    arity_of(table, name)
+}
