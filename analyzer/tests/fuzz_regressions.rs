@@ -344,3 +344,17 @@ fn attached_output_name_with_run_time_prefix() {
     assert_not_safe("shuf --output=\"$x\"x a.txt");
     assert_not_safe("iconv -o\"$x\"x a.txt");
 }
+
+#[test]
+fn flock_creates_its_lock_file() {
+    // The 50,000-command campaign (seed 5000): flock creates its lock
+    // file when missing, an empty file where a hook or startup file goes.
+    assert_not_safe("command flock .git/hooks/pre-commit true && split -l 1 a.txt");
+    assert_not_safe("flock -n .git/hooks/pre-commit true");
+    assert_not_safe("timeout 5 flock -n .bash_aliases true");
+    assert_not_safe("flock \"$f\" true");
+    assert_eq!(
+        analyze("flock -w 5 /tmp/build.lock true").verdict,
+        Verdict::Safe
+    );
+}

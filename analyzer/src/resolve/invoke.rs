@@ -599,6 +599,36 @@ impl<'c> Resolver<'c> {
     }
 
     /// Escape options, opaque arguments, scripts and notes for one program.
+    /// One written path, judged: a protected place (BG213), a relative
+    /// name after the working directory became unknown, a name only known
+    /// at run time, or (for `name_prefix` programs) a prefix that can
+    /// complete a protected name. `arg` is the argument it comes from.
+    pub(super) fn judge_write(
+        &mut self,
+        canon: &str,
+        path: &str,
+        arg: &Arg,
+        name_prefix: bool,
+        frame: &Frame,
+    ) -> Verdict {
+        let hit = self
+            .catalog
+            .persistence_target(path)
+            .or_else(|| self.catalog.names_protected_place(path).map(String::from));
+        let why = if let Some(hit) = hit {
+            format!("`{canon}` writes `{path}` ({hit}), which decides what later commands run")
+        } else if self.cwd_unknown.is_some() && super::is_relative(path) {
+            format!("`{canon}` writes `{path}` relative to a working directory only known at run time, which could be a protected place (.git/hooks, ~/.local/bin)")
+        } else if written_path_unknown(self.catalog, path, arg) {
+            format!("`{canon}` writes `{path}`, a name only known at run time that could be one that decides what later commands run")
+        } else if name_prefix && prefix_could_complete(self.catalog, path) {
+            format!("`{canon}` writes files whose names start with `{path}`, which can complete a name that decides what later commands run")
+        } else {
+            return Verdict::Safe;
+        };
+        self.add(frame, Rule::WritesSystemDir, arg.span, why)
+    }
+
     pub(super) fn check_args(
         &mut self,
         canon: &str,
@@ -726,47 +756,8 @@ impl<'c> Resolver<'c> {
             if !seen.insert(path.clone()) {
                 continue;
             }
-            let hit = self
-                .catalog
-                .persistence_target(&path)
-                .or_else(|| self.catalog.names_protected_place(&path).map(String::from));
-            if let Some(hit) = hit {
-                verdict = verdict.max(self.add(
-                    frame,
-                    Rule::WritesSystemDir,
-                    args[i].span,
-                    format!(
-                        "`{canon}` writes `{path}` ({hit}), which decides what later commands run"
-                    ),
-                ));
-            } else if self.cwd_unknown.is_some() && super::is_relative(&path) {
-                verdict = verdict.max(self.add(
-                    frame,
-                    Rule::WritesSystemDir,
-                    args[i].span,
-                    format!(
-                        "`{canon}` writes `{path}` relative to a working directory only known at run time, which could be a protected place (.git/hooks, ~/.local/bin)"
-                    ),
-                ));
-            } else if written_path_unknown(self.catalog, &path, &args[i]) {
-                verdict = verdict.max(self.add(
-                    frame,
-                    Rule::WritesSystemDir,
-                    args[i].span,
-                    format!(
-                        "`{canon}` writes `{path}`, a name only known at run time that could be one that decides what later commands run"
-                    ),
-                ));
-            } else if entry.name_prefix && prefix_could_complete(self.catalog, &path) {
-                verdict = verdict.max(self.add(
-                    frame,
-                    Rule::WritesSystemDir,
-                    args[i].span,
-                    format!(
-                        "`{canon}` writes files whose names start with `{path}`, which can complete a name that decides what later commands run"
-                    ),
-                ));
-            }
+            verdict =
+                verdict.max(self.judge_write(canon, &path, &args[i], entry.name_prefix, frame));
         }
         if let Some(esc) = merges_tree_here(entry, args) {
             verdict = verdict.max(self.add(frame, Rule::EscapeOption, esc.0, esc.1));

@@ -195,6 +195,17 @@ impl<'c> Resolver<'c> {
                         ));
                     }
                     Some(Special::Flock) => {
+                        // The lock file is created when missing: a write.
+                        if let Some(&at) = parsed.operands.first() {
+                            let lock = &rest[at];
+                            verdict = verdict.max(self.judge_write(
+                                canon,
+                                &lock.shape.clone(),
+                                lock,
+                                false,
+                                frame,
+                            ));
+                        }
                         // `flock FILE -c CMD` puts -c after the lock file.
                         if let Some(first) = command.first() {
                             if matches!(first.text(), Some("-c") | Some("--command")) {
