@@ -74,7 +74,7 @@ pub fn find(tree: &Tree, text: &str) -> Found {
             "command" | "declaration_command" | "unset_command" => {
                 newline_between_words(n, text, heredoc, &mut found);
                 skipped_text(n, text, &mut found);
-                split_word(n, &mut found);
+                split_word(n, text, &mut found);
                 stack.extend(n.children(&mut cursor));
             }
             "string" | "heredoc_body" | "heredoc_content" | "raw_string" | "translated_string"
@@ -130,16 +130,19 @@ fn skipped_text(n: Node, text: &str, found: &mut Found) {
 const SPLIT: &str = "one word the parser split in two: bash reads the touching pieces as one word";
 
 /// Two words of a command that touch, with no blank between them, are one
-/// word to bash; the grammar splits some (an escaped letter after a `{`),
-/// and the arguments it then sees are not the ones bash passes.
+/// word to bash; the grammar splits some (an escaped letter after a `{`, a
+/// line continuation inside a word: bash removes `\⏎` before it splits
+/// words), and the arguments it then sees are not the ones bash passes.
 /// Redirections may touch a word (`echo x>y`).
-fn split_word(n: Node, found: &mut Found) {
+fn split_word(n: Node, text: &str, found: &mut Found) {
     let mut cursor = n.walk();
     let mut prev: Option<Node> = None;
     for child in n.children(&mut cursor) {
         if let Some(p) = prev {
             let wordy = |k: &str| !k.ends_with("redirect") && k != "<<<" && k != ";";
-            if p.end_byte() == child.start_byte() && wordy(p.kind()) && wordy(child.kind()) {
+            let gap = text.get(p.end_byte()..child.start_byte()).unwrap_or(" ");
+            let touching = gap.replace("\\\n", "").is_empty();
+            if touching && wordy(p.kind()) && wordy(child.kind()) {
                 found.unrepaired.push(Disagreement {
                     span: Span::new(p.start_byte(), child.end_byte()),
                     why: SPLIT,

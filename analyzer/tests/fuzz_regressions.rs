@@ -358,3 +358,14 @@ fn flock_creates_its_lock_file() {
         Verdict::Safe
     );
 }
+
+#[test]
+fn line_continuation_inside_a_word() {
+    // CI's oracle run (seed 0x62617368, command 9059): in a trap string,
+    // `touch ou{t\⏎.txt,}`; bash removes `\⏎` before splitting words, so
+    // this is one word, `ou{t.txt,}`, expanded to `out.txt ou`; the
+    // grammar reads two.
+    assert_not_safe("touch ou{t\\\n.txt,}");
+    assert_not_safe("trap 'touch ou{t\\\n.txt,}' 0");
+    assert_eq!(analyze("ls -la \\\n  src").verdict, Verdict::Safe);
+}
