@@ -331,13 +331,14 @@ fn differential_oracle() {
         panic!("{summary}\nfull report: {}\n{shown}", path.display());
     }
     // The generator is built so that a good share of its commands can be
-    // proven; fewer than one in twelve means it has drifted from what the
+    // proven; fewer than one in sixteen means it has drifted from what the
     // analyzer proves. Since the write model of issue 14 (a writer given a
-    // name known only at run time is not proven) about one in nine is, and
-    // the writers (`gen_writes.rs`), mostly of protected places, take a
-    // little more.
+    // name known only at run time is not proven) about one in nine is; the
+    // writers (`gen_writes.rs`), mostly of protected places, take a little
+    // more, and since F36 a word the grammar splits at a line continuation
+    // (the generator writes many) is refused: about one in fifteen.
     assert!(
-        replay || safe * 12 >= count,
+        replay || safe * 16 >= count,
         "too few safe verdicts to check: {safe} of {count}"
     );
 }
