@@ -29,9 +29,34 @@ fn main() {
             }
         }
     }
-    let json = serde_json::to_string(&value).expect("a TOML value converts to JSON");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    std::fs::write(out.join("catalog.json"), json).expect("OUT_DIR is writable");
+    // The program entries as one text and a sorted index into it of
+    // (name start, entry start, entry end): looking a name up is a binary
+    // search, only the entries a command names are ever parsed, and the
+    // index is plain numbers, so the loader relocates nothing for it.
+    let mut lists = value.clone();
+    let programs = lists
+        .as_table_mut()
+        .and_then(|t| t.remove("programs"))
+        .and_then(|p| p.as_table().cloned())
+        .expect("catalog.toml has [programs]");
+    let mut sorted: Vec<(&String, &toml::Value)> = programs.iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    let mut text = String::new();
+    let mut index = String::from("pub static INDEX: &[(u32, u32, u32)] = &[\n");
+    for (name, entry) in sorted {
+        let json = serde_json::to_string(entry).expect("a TOML value converts to JSON");
+        let at = text.len();
+        text.push_str(name);
+        let entry_at = text.len();
+        text.push_str(&json);
+        index.push_str(&format!("    ({at}, {entry_at}, {}),\n", text.len()));
+    }
+    index.push_str("];\n");
+    index.push_str(&format!("pub static TEXT: &str = {text:?};\n"));
+    std::fs::write(out.join("catalog_programs.rs"), index).expect("OUT_DIR is writable");
+    let json = serde_json::to_string(&lists).expect("a TOML value converts to JSON");
+    std::fs::write(out.join("catalog_lists.json"), json).expect("OUT_DIR is writable");
     // The persistence lists also as constants: the fence needs them on
     // every run and nothing else of the catalog.
     let mut consts = String::new();

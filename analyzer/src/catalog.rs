@@ -5,11 +5,10 @@
 //! their own options so the program they run can be found. A user's config
 //! can add or replace entries with [`Catalog::extend_from_toml`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 // The entry types are shared with build.rs, which checks every entry of
 // catalog.toml with them when the analyzer is built.
@@ -49,22 +48,18 @@ struct CatalogFile {
     programs: BTreeMap<String, Entry>,
 }
 
-/// The built-in catalog with its entries left as raw JSON: each is parsed
-/// on first lookup, so start-up does not pay for hundreds of entries a
-/// command never names.
+/// The built-in catalog's lists; its program entries are in
+/// [`builtin_programs`].
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct BuiltinFile<'a> {
+struct BuiltinLists {
     system_dirs: Vec<String>,
     dangerous_variables: Vec<String>,
     dangerous_variable_prefixes: Vec<String>,
-    /// Files whose writing changes what later commands run.
     #[serde(default)]
     persistence_files: Vec<String>,
-    /// Directories whose writing changes what later commands run.
     #[serde(default)]
     persistence_dirs: Vec<String>,
-    /// Programs that only print.
     #[serde(default)]
     read_only_programs: Vec<String>,
     #[serde(default)]
@@ -73,14 +68,22 @@ struct BuiltinFile<'a> {
     harmless_variable_prefixes: Vec<String>,
     #[serde(default)]
     shell_builtins: Vec<String>,
-    #[serde(borrow)]
-    programs: HashMap<&'a str, &'a RawValue>,
 }
 
-#[derive(Debug, Clone)]
-struct LazyEntry {
-    raw: &'static RawValue,
-    parsed: OnceLock<Option<Entry>>,
+/// The built-in program entries, sorted by name, each as its JSON text
+/// (written by build.rs). An entry is parsed when first looked up, so a
+/// command pays only for the programs it names.
+mod builtin_programs {
+    include!(concat!(env!("OUT_DIR"), "/catalog_programs.rs"));
+
+    /// Entry `i`: its name and its JSON.
+    pub fn get(i: usize) -> (&'static str, &'static str) {
+        let (at, entry_at, end) = INDEX[i];
+        (
+            &TEXT[at as usize..entry_at as usize],
+            &TEXT[entry_at as usize..end as usize],
+        )
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -110,8 +113,10 @@ pub struct Catalog {
     /// Entries parsed up front: a TOML catalog, or a user's additions,
     /// which take precedence over built-in entries of the same name.
     programs: BTreeMap<String, Entry>,
-    /// Built-in entries, parsed when first looked up.
-    builtin: HashMap<&'static str, LazyEntry>,
+    /// The built-in entries, parsed when first looked up: slot `i` holds
+    /// `builtin_programs::get(i)` once parsed (empty for a catalog
+    /// built from TOML, which has no built-in entries).
+    builtin: Box<[OnceLock<Option<Box<Entry>>>]>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -132,44 +137,44 @@ fn contains_component(arg: &str, dir: &str) -> bool {
     })
 }
 
+/// Where a name sits in the built-in table, by binary search.
+fn builtin_index(name: &str) -> Option<usize> {
+    let index = builtin_programs::INDEX;
+    let found = index.binary_search_by(|&(at, entry_at, _)| {
+        builtin_programs::TEXT[at as usize..entry_at as usize].cmp(name)
+    });
+    found.ok()
+}
+
 /// The built-in catalog's `persistence_files` and `persistence_dirs`, as
 /// constants for callers that need only them (the fence, on every run).
 pub mod persistence {
     include!(concat!(env!("OUT_DIR"), "/persistence.rs"));
 }
 
-const BUILTIN_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/catalog.json"));
+const BUILTIN_LISTS: &str = include_str!(concat!(env!("OUT_DIR"), "/catalog_lists.json"));
 
 impl Catalog {
     /// The catalog compiled into the analyzer.
     pub fn builtin() -> &'static Catalog {
         static CATALOG: OnceLock<Catalog> = OnceLock::new();
         CATALOG.get_or_init(|| {
-            let file: BuiltinFile<'static> = serde_json::from_str(BUILTIN_JSON)
+            let lists: BuiltinLists = serde_json::from_str(BUILTIN_LISTS)
                 .expect("the built-in catalog.toml is valid (checked by tests)");
             Catalog {
-                system_dirs: file.system_dirs,
-                dangerous_variables: file.dangerous_variables,
-                dangerous_variable_prefixes: file.dangerous_variable_prefixes,
-                persistence_files: file.persistence_files,
-                persistence_dirs: file.persistence_dirs,
-                read_only_programs: file.read_only_programs,
-                harmless_variables: file.harmless_variables,
-                harmless_variable_prefixes: file.harmless_variable_prefixes,
-                shell_builtins: file.shell_builtins,
+                system_dirs: lists.system_dirs,
+                dangerous_variables: lists.dangerous_variables,
+                dangerous_variable_prefixes: lists.dangerous_variable_prefixes,
+                persistence_files: lists.persistence_files,
+                persistence_dirs: lists.persistence_dirs,
+                read_only_programs: lists.read_only_programs,
+                harmless_variables: lists.harmless_variables,
+                harmless_variable_prefixes: lists.harmless_variable_prefixes,
+                shell_builtins: lists.shell_builtins,
                 programs: BTreeMap::new(),
-                builtin: file
-                    .programs
-                    .into_iter()
-                    .map(|(name, raw)| {
-                        (
-                            name,
-                            LazyEntry {
-                                raw,
-                                parsed: OnceLock::new(),
-                            },
-                        )
-                    })
+                builtin: builtin_programs::INDEX
+                    .iter()
+                    .map(|_| OnceLock::new())
                     .collect(),
             }
         })
@@ -188,7 +193,7 @@ impl Catalog {
             harmless_variable_prefixes: file.harmless_variable_prefixes,
             shell_builtins: file.shell_builtins,
             programs: file.programs,
-            builtin: HashMap::new(),
+            builtin: Box::default(),
         };
         catalog.validate()?;
         Ok(catalog)
@@ -253,11 +258,11 @@ impl Catalog {
         if let Some((k, e)) = self.programs.get_key_value(name) {
             return Some((k.as_str(), e));
         }
-        let (k, lazy) = self.builtin.get_key_value(name)?;
-        let parsed = lazy
-            .parsed
-            .get_or_init(|| serde_json::from_str(lazy.raw.get()).ok());
-        parsed.as_ref().map(|e| (*k, e))
+        let i = builtin_index(name)?;
+        let slot = self.builtin.get(i)?;
+        let (key, json) = builtin_programs::get(i);
+        let parsed = slot.get_or_init(|| serde_json::from_str(json).ok().map(Box::new));
+        parsed.as_deref().map(|e| (key, e))
     }
 
     /// A program's own entry by its exact name (no versions, no aliases).
@@ -273,12 +278,13 @@ impl Catalog {
     /// Every program name in the catalog.
     pub fn names(&self) -> Vec<&str> {
         let mut names: Vec<&str> = self.programs.keys().map(String::as_str).collect();
-        names.extend(
-            self.builtin
-                .keys()
-                .copied()
-                .filter(|k| !self.programs.contains_key(*k)),
-        );
+        if !self.builtin.is_empty() {
+            names.extend(
+                (0..builtin_programs::INDEX.len())
+                    .map(|i| builtin_programs::get(i).0)
+                    .filter(|k| !self.programs.contains_key(*k)),
+            );
+        }
         names.sort_unstable();
         names
     }

@@ -25,6 +25,7 @@ pub mod call;
 pub mod cascade;
 pub mod config;
 pub mod cop;
+pub mod data;
 pub mod decision;
 pub mod endpoint;
 pub mod engine;

@@ -6,8 +6,6 @@
 use bashgate_analyzer::Analysis;
 use serde::Deserialize;
 
-const DATA: &str = include_str!("../data/secret_paths.toml");
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Data {
@@ -20,7 +18,7 @@ pub struct SecretPaths {
 
 impl SecretPaths {
     pub fn new(extra: &[String]) -> SecretPaths {
-        let data: Data = toml::from_str(DATA).expect("data/secret_paths.toml is valid");
+        let data: Data = crate::data::parse(crate::data::SECRET_PATHS, "secret_paths");
         let mut patterns = data.patterns;
         patterns.extend(extra.iter().cloned());
         SecretPaths { patterns }

@@ -10,8 +10,6 @@ use std::sync::OnceLock;
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Deserialize;
 
-const DATA: &str = include_str!("../data/secrets.toml");
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Data {
@@ -89,7 +87,7 @@ const MAX_SCAN: usize = 1 << 20;
 
 impl Scanner {
     pub fn new() -> Scanner {
-        let data: Data = toml::from_str(DATA).expect("data/secrets.toml is valid");
+        let data: Data = crate::data::parse(crate::data::SECRETS, "secrets");
         let patterns = data
             .pattern
             .into_iter()
@@ -203,7 +201,7 @@ mod tests {
     #[test]
     fn every_match_contains_a_needle() {
         use regex_syntax::hir::literal::{ExtractKind, Extractor};
-        let data: Data = toml::from_str(DATA).unwrap();
+        let data: Data = crate::data::parse(crate::data::SECRETS, "secrets");
         for p in data.pattern {
             assert!(!p.needles.is_empty(), "{}: no needles", p.name);
             let hir = regex_syntax::ParserBuilder::new()

@@ -9,8 +9,6 @@ use serde::Deserialize;
 use crate::config::{Config, ServiceConfig, Writes};
 use crate::taint::Taint;
 
-const DATA: &str = include_str!("../data/tools.toml");
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Data {
@@ -42,7 +40,7 @@ pub enum ToolKind {
 impl Tools {
     pub fn new() -> Tools {
         Tools {
-            data: toml::from_str(DATA).expect("data/tools.toml is valid"),
+            data: crate::data::parse(crate::data::TOOLS, "tools"),
         }
     }
 

@@ -15,9 +15,8 @@ pub(crate) struct Table {
     pub(crate) confinable_network: Vec<String>,
 }
 
-pub(crate) static TABLE: LazyLock<Table> = LazyLock::new(|| {
-    toml::from_str(include_str!("../../data/fence.toml")).expect("gate/data/fence.toml is valid")
-});
+pub(crate) static TABLE: LazyLock<Table> =
+    LazyLock::new(|| crate::data::parse(crate::data::FENCE, "fence"));
 
 /// Where a run's protected paths are anchored.
 pub struct Places<'a> {

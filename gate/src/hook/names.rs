@@ -23,9 +23,8 @@ struct Table {
     cursor: Client,
 }
 
-static TABLE: LazyLock<Table> = LazyLock::new(|| {
-    toml::from_str(include_str!("../../data/clients.toml")).expect("data/clients.toml is valid")
-});
+static TABLE: LazyLock<Table> =
+    LazyLock::new(|| bashgate::data::parse(bashgate::data::CLIENTS, "clients"));
 
 #[derive(Debug, Clone, Copy)]
 pub enum ClientName {

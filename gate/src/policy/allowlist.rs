@@ -16,9 +16,8 @@ use crate::decision::{Decision, Layer};
 use crate::rules::GateRule;
 
 /// The built-in tables, parsed once per process.
-static DATA: LazyLock<Data> = LazyLock::new(|| {
-    toml::from_str(include_str!("../../data/allowlist.toml")).expect("data/allowlist.toml is valid")
-});
+static DATA: LazyLock<Data> =
+    LazyLock::new(|| crate::data::parse(crate::data::ALLOWLIST, "allowlist"));
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -17,9 +17,8 @@ use crate::rules::GateRule;
 
 /// The built-in tables, parsed once per process. Which options take a value
 /// (to find `git -C dir config`'s subcommand) is the analyzer catalog's.
-static DATA: LazyLock<Data> = LazyLock::new(|| {
-    toml::from_str(include_str!("../../data/denylist.toml")).expect("data/denylist.toml is valid")
-});
+static DATA: LazyLock<Data> =
+    LazyLock::new(|| crate::data::parse(crate::data::DENYLIST, "denylist"));
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

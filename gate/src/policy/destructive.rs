@@ -19,10 +19,8 @@ use crate::decision::{Decision, Layer};
 use crate::rules::GateRule;
 
 /// The tables, parsed once per process.
-static DATA: LazyLock<Data> = LazyLock::new(|| {
-    toml::from_str(include_str!("../../data/destructive.toml"))
-        .expect("data/destructive.toml is valid")
-});
+static DATA: LazyLock<Data> =
+    LazyLock::new(|| crate::data::parse(crate::data::DESTRUCTIVE, "destructive"));
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

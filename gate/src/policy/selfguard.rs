@@ -64,10 +64,8 @@ impl PolicyLayer for SelfProtection {
 /// Tools that write the file they name.
 pub const WRITERS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
 
-static DATA: LazyLock<Data> = LazyLock::new(|| {
-    toml::from_str(include_str!("../../data/self_protection.toml"))
-        .expect("data/self_protection.toml is valid")
-});
+static DATA: LazyLock<Data> =
+    LazyLock::new(|| crate::data::parse(crate::data::SELF_PROTECTION, "self_protection"));
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
