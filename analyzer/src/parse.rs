@@ -20,6 +20,9 @@ pub enum Parsed {
     },
     /// The parse ran past its time budget.
     TimedOut,
+    /// The parse needed more steps than were left (see
+    /// [`Limits::max_parse_steps`]).
+    TooManySteps,
     /// The grammar could not be loaded or the parser gave up.
     Failed,
 }
@@ -32,14 +35,18 @@ thread_local! {
 /// How many times one script is re-parsed after repairs.
 const MAX_REPAIRS: usize = 16;
 
-pub fn parse(src: &str, limits: &Limits) -> Parsed {
+/// Parses `src`, repairing where the grammar and bash disagree. Every parse
+/// and re-parse spends from `steps_left`, which the caller shares between
+/// all the scripts of one command.
+pub fn parse(src: &str, limits: &Limits, steps_left: &mut usize) -> Parsed {
     let start = Instant::now();
     let mut text = src.to_string();
     let mut rounds = 0;
     loop {
-        let tree = match parse_once(&text, limits, start) {
+        let tree = match parse_once(&text, limits, start, steps_left) {
             Some(Ok(t)) => t,
-            Some(Err(())) => return Parsed::TimedOut,
+            Some(Err(Stop::Time)) => return Parsed::TimedOut,
+            Some(Err(Stop::Steps)) => return Parsed::TooManySteps,
             None => return Parsed::Failed,
         };
         let found = repair::find(&tree, &text);
@@ -57,9 +64,25 @@ pub fn parse(src: &str, limits: &Limits) -> Parsed {
     }
 }
 
-/// One run of the parser; `Err` when it ran past the budget (counted from
-/// `start`, so repairs share it).
-fn parse_once(src: &str, limits: &Limits, start: Instant) -> Option<Result<Tree, ()>> {
+/// Why a parse was stopped.
+enum Stop {
+    Time,
+    Steps,
+}
+
+/// One run of the parser; `Err` when it ran past the time budget (counted
+/// from `start`, so repairs share it) or the steps left.
+///
+/// tree-sitter calls the progress callback once every hundred parse
+/// operations, so counting the calls measures the parser's work the same
+/// way on every machine: the verdict does not depend on the machine's
+/// speed, and the time budget is only a backstop.
+fn parse_once(
+    src: &str,
+    limits: &Limits,
+    start: Instant,
+    steps_left: &mut usize,
+) -> Option<Result<Tree, Stop>> {
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
@@ -72,10 +95,15 @@ fn parse_once(src: &str, limits: &Limits, start: Instant) -> Option<Result<Tree,
         let parser = slot.as_mut()?;
         parser.reset();
         let budget = limits.parse_timeout;
-        let mut timed_out = false;
+        let mut stopped = None;
         let mut progress = |_: &tree_sitter::ParseState| {
+            if *steps_left == 0 {
+                stopped = Some(Stop::Steps);
+                return ControlFlow::Break(());
+            }
+            *steps_left -= 1;
             if start.elapsed() > budget {
-                timed_out = true;
+                stopped = Some(Stop::Time);
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
@@ -92,7 +120,7 @@ fn parse_once(src: &str, limits: &Limits, start: Instant) -> Option<Result<Tree,
             Some(t) => Some(Ok(t)),
             None => {
                 parser.reset();
-                timed_out.then_some(Err(()))
+                stopped.map(Err)
             }
         }
     })

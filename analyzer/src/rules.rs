@@ -199,7 +199,7 @@ rules! {
         example: "$cmd example.com"
         counter: "echo $cmd";
     LimitExceeded "BG303" "limit-exceeded" Unknown
-        summary: "The command exceeds an analysis limit (size, parse time, nodes, nesting, embedding)."
+        summary: "The command exceeds an analysis limit (size, parser steps, parse time, nodes, nesting, embedding)."
         why: "Analysis stops at fixed bounds so it always answers quickly; past them nothing is proven."
         example: "eval \"$(echo $(echo $(echo ... 200 levels deep ...)))\""
         counter: "echo ok";

@@ -60,12 +60,11 @@ impl<'c> Resolver<'c> {
     fn invoke_program(&mut self, args: &[Arg], frame: &Frame, feed: &Feed, wrappers: usize) {
         let Some(name_arg) = args.first() else { return };
         let span = args.iter().fold(name_arg.span, |s, a| s.cover(a.span));
-        let shown: Vec<Option<String>> = args[1..].iter().map(Arg::shown).collect();
-        let shapes: Vec<String> = args[1..].iter().map(|a| a.shape.clone()).collect();
+        // Each path below records one invocation; its words are copied then.
         let leaf = |program: Option<String>, verdict: Verdict| Invocation {
             program,
-            args: shown.clone(),
-            shapes: shapes.clone(),
+            args: args[1..].iter().map(Arg::shown).collect(),
+            shapes: args[1..].iter().map(|a| a.shape.clone()).collect(),
             span: frame.map.map(span),
             via: frame.via.clone(),
             verdict,

@@ -100,6 +100,8 @@ struct Output {
 pub struct Resolver<'c> {
     catalog: &'c Catalog,
     limits: &'c Limits,
+    /// Parser steps left for this command's scripts (`max_parse_steps`).
+    parse_steps_left: usize,
     pub findings: Vec<Finding>,
     pub invocations: Vec<Invocation>,
     pub redirects: Vec<RedirectUse>,
@@ -149,6 +151,7 @@ impl<'c> Resolver<'c> {
         Resolver {
             catalog,
             limits,
+            parse_steps_left: limits.max_parse_steps,
             findings: Vec::new(),
             invocations: Vec::new(),
             redirects: Vec::new(),
@@ -206,7 +209,11 @@ impl<'c> Resolver<'c> {
             );
             return true;
         }
-        let (tree, repaired, unrepaired) = match parse(text, self.limits) {
+        let (tree, repaired, unrepaired) = match parse(
+            text,
+            self.limits,
+            &mut self.parse_steps_left,
+        ) {
             Parsed::Tree {
                 tree,
                 text,
@@ -220,6 +227,18 @@ impl<'c> Resolver<'c> {
                     format!(
                         "parsing took longer than {} ms",
                         self.limits.parse_timeout.as_millis()
+                    ),
+                );
+                return true;
+            }
+            Parsed::TooManySteps => {
+                self.add(
+                    frame,
+                    Rule::LimitExceeded,
+                    whole,
+                    format!(
+                        "parsing the command needs more than {} steps (hundreds of parser operations)",
+                        self.limits.max_parse_steps
                     ),
                 );
                 return true;

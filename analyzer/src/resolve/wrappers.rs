@@ -2,6 +2,8 @@
 //! Most are handled by their catalog option spec alone; the ones with
 //! semantics of their own (xargs, find, env -S, watch...) are below.
 
+use std::borrow::Cow;
+
 use crate::catalog::{Entry, Special};
 use crate::rules::Rule;
 use crate::span::Span;
@@ -141,9 +143,11 @@ impl<'c> Resolver<'c> {
                         Syntax::Posix,
                     ));
                 }
-                let mut command: Vec<Arg> = parsed
+                // Borrowed: a chain of wrappers must not copy the words
+                // after each one (only `env -S` makes new ones).
+                let mut command: Cow<[Arg]> = parsed
                     .command
-                    .map(|i| rest[i..].to_vec())
+                    .map(|i| Cow::Borrowed(&rest[i..]))
                     .unwrap_or_default();
                 match special {
                     Some(Special::Env) => {
@@ -154,8 +158,8 @@ impl<'c> Resolver<'c> {
                                 match split_string(v) {
                                     Some(words) => {
                                         let mut spliced = words;
-                                        spliced.extend(command);
-                                        command = spliced;
+                                        spliced.extend(command.iter().cloned());
+                                        command = Cow::Owned(spliced);
                                     }
                                     None => {
                                         return verdict.max(self.add(
@@ -175,7 +179,7 @@ impl<'c> Resolver<'c> {
                             command = parsed
                                 .operands
                                 .first()
-                                .map(|&i| rest[i..].to_vec())
+                                .map(|&i| Cow::Borrowed(&rest[i..]))
                                 .unwrap_or_default();
                         } else if parsed.scripts.is_empty() {
                             return verdict.max(self.add(
@@ -224,7 +228,7 @@ impl<'c> Resolver<'c> {
                                     "flock -c",
                                     Syntax::Posix,
                                 ));
-                                command.clear();
+                                command = Cow::Borrowed(&[]);
                             }
                         }
                     }
@@ -442,7 +446,11 @@ impl<'c> Resolver<'c> {
             }
             i += 1;
         }
-        normalized.extend(rest[i..].iter().cloned());
+        // The options as xargs reads them, then at most its next two words
+        // (`--` and the program): enough to find the program without
+        // copying every word after it, which a chain of xargs would repeat.
+        let head = normalized.len();
+        normalized.extend(rest[i..].iter().take(2).cloned());
         let parsed = match options::parse(entry, &normalized, Mode::Command) {
             Ok(p) => p,
             Err(why) => {
@@ -455,7 +463,12 @@ impl<'c> Resolver<'c> {
             }
         };
         let mut command: Vec<Arg> = match parsed.command {
-            Some(c) => normalized[c..].to_vec(),
+            Some(c) if c >= head => rest[i + (c - head)..].to_vec(),
+            Some(c) => normalized[c..head]
+                .iter()
+                .chain(&rest[i..])
+                .cloned()
+                .collect(),
             // Without a program xargs runs echo.
             None => vec![Arg::literal("echo", name_span)],
         };
