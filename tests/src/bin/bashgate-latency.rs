@@ -4,8 +4,11 @@
 //!
 //! ```sh
 //! cargo build --release -p bashgate -p bashgate-tests
-//! target/release/bashgate-latency [--runs N] [--bin PATH]
+//! target/release/bashgate-latency [--runs N] [--bin PATH]...
 //! ```
+//!
+//! Several `--bin`s (a build before and after a change) run in the same
+//! interleaved loop, each row labelled with its binary.
 //!
 //! For each case (a safe, an unknown and a network command, in an untainted
 //! and a tainted session, plus `check`), it feeds the Claude Code
@@ -20,7 +23,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 struct Case {
-    name: &'static str,
+    name: String,
     argv: Vec<String>,
     stdin: Option<String>,
     env: Vec<(&'static str, PathBuf)>,
@@ -76,17 +79,22 @@ fn median(v: &mut [f64]) -> f64 {
 
 fn main() {
     let mut runs = 200usize;
-    let mut bin = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.parent().map(|d| d.join("bashgate")))
-        .unwrap_or_else(|| PathBuf::from("bashgate"));
+    let mut bins: Vec<PathBuf> = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--runs" => runs = args.next().and_then(|v| v.parse().ok()).expect("--runs N"),
-            "--bin" => bin = PathBuf::from(args.next().expect("--bin PATH")),
-            other => panic!("unknown argument {other:?} (--runs N, --bin PATH)"),
+            "--bin" => bins.push(PathBuf::from(args.next().expect("--bin PATH"))),
+            other => panic!("unknown argument {other:?} (--runs N, --bin PATH...)"),
         }
+    }
+    if bins.is_empty() {
+        bins.push(
+            std::env::current_exe()
+                .ok()
+                .and_then(|p| p.parent().map(|d| d.join("bashgate")))
+                .unwrap_or_else(|| PathBuf::from("bashgate")),
+        );
     }
     let scratch = tempfile::tempdir().expect("a scratch directory");
     let dir = scratch.path().to_path_buf();
@@ -98,7 +106,6 @@ fn main() {
         ("BASHGATE_CONFIG", config.clone()),
         ("BASHGATE_STATE_DIR", dir.join("state")),
     ];
-    let b = bin.display().to_string();
     // A WebFetch result taints the session with corruption, as in use.
     let fetched = serde_json::json!({
         "session_id": "tainted",
@@ -109,7 +116,7 @@ fn main() {
         "tool_input": {"url": "https://example.com/docs", "prompt": "read"},
         "tool_response": {"result": "some documentation"},
     });
-    let mut post = Command::new(&bin)
+    let mut post = Command::new(&bins[0])
         .args(["hook", "claude"])
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
@@ -125,72 +132,84 @@ fn main() {
         post.wait().unwrap().success(),
         "the PostToolUse event failed"
     );
-    let hook = |name, command: &str, session: &str| Case {
-        name,
-        argv: vec![b.clone(), "hook".into(), "claude".into()],
-        stdin: Some(event(command, session, &dir)),
-        env: env.clone(),
-    };
-    let cases = vec![
-        Case {
-            name: "/bin/true (the floor)",
-            argv: vec!["/bin/true".into()],
-            stdin: None,
-            env: vec![],
-        },
-        Case {
-            name: "bashgate --version",
-            argv: vec![b.clone(), "--version".into()],
-            stdin: None,
-            env: vec![],
-        },
-        Case {
-            name: "check, safe: ls -la | grep rs",
-            argv: vec![
-                b.clone(),
-                "check".into(),
-                "--".into(),
-                "ls -la | grep rs".into(),
-            ],
-            stdin: None,
+    let mut cases = vec![Case {
+        name: "/bin/true (the floor)".into(),
+        argv: vec!["/bin/true".into()],
+        stdin: None,
+        env: vec![],
+    }];
+    for bin in &bins {
+        let b = bin.display().to_string();
+        // Rows are labelled with the binary only when there are several.
+        let label = |name: &str| match bins.len() {
+            1 => name.to_string(),
+            _ => format!(
+                "{name} [{}]",
+                bin.file_name().unwrap_or_default().to_string_lossy()
+            ),
+        };
+        let hook = |name: &str, command: &str, session: &str| Case {
+            name: label(name),
+            argv: vec![b.clone(), "hook".into(), "claude".into()],
+            stdin: Some(event(command, session, &dir)),
             env: env.clone(),
-        },
-        hook("hook, untainted, safe: ls -la", "ls -la", "clean"),
-        hook("hook, untainted, unknown: make test", "make test", "clean"),
-        hook(
-            "hook, untainted, network: curl -s https://example.com",
-            "curl -s https://example.com",
-            "clean",
-        ),
-        hook("hook, tainted, safe: ls -la", "ls -la", "tainted"),
-        hook("hook, tainted, unknown: make test", "make test", "tainted"),
-        hook(
-            "hook, tainted, network: curl -s https://example.com",
-            "curl -s https://example.com",
-            "tainted",
-        ),
-    ];
-    // The tainted rows must really be tainted: the network command is asked.
-    let probe = &cases[8];
-    let mut child = Command::new(&probe.argv[0])
-        .args(&probe.argv[1..])
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("bashgate starts");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(probe.stdin.as_deref().unwrap().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().expect("bashgate answers");
-    let answer = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        answer.contains("\"ask\""),
-        "the tainted session is not tainted: {answer}"
-    );
+        };
+        cases.extend([
+            Case {
+                name: label("bashgate --version"),
+                argv: vec![b.clone(), "--version".into()],
+                stdin: None,
+                env: vec![],
+            },
+            Case {
+                name: label("check, safe: ls -la | grep rs"),
+                argv: vec![
+                    b.clone(),
+                    "check".into(),
+                    "--".into(),
+                    "ls -la | grep rs".into(),
+                ],
+                stdin: None,
+                env: env.clone(),
+            },
+            hook("hook, untainted, safe: ls -la", "ls -la", "clean"),
+            hook("hook, untainted, unknown: make test", "make test", "clean"),
+            hook(
+                "hook, untainted, network: curl -s https://example.com",
+                "curl -s https://example.com",
+                "clean",
+            ),
+            hook("hook, tainted, safe: ls -la", "ls -la", "tainted"),
+            hook("hook, tainted, unknown: make test", "make test", "tainted"),
+            hook(
+                "hook, tainted, network: curl -s https://example.com",
+                "curl -s https://example.com",
+                "tainted",
+            ),
+        ]);
+        // The tainted rows must really be tainted: the network command is
+        // asked (or, once asked and not approved, refused).
+        let probe = cases.last().expect("just added");
+        let mut child = Command::new(&probe.argv[0])
+            .args(&probe.argv[1..])
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("bashgate starts");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(probe.stdin.as_deref().unwrap().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().expect("bashgate answers");
+        let answer = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            answer.contains("\"ask\"") || answer.contains("\"deny\""),
+            "the tainted session is not tainted for {b}: {answer}"
+        );
+    }
     // Warm-up, then interleaved runs so a change in the machine's load
     // reaches every case alike.
     for case in &cases {
@@ -206,9 +225,14 @@ fn main() {
     }
     let medians: Vec<f64> = samples.iter_mut().map(|s| median(s)).collect();
     let floor = medians[0];
-    println!("{runs} runs each, interleaved; medians in ms; binary {b}");
-    println!("{:<58} {:>8} {:>10}", "case", "median", "over floor");
+    let names: Vec<String> = bins.iter().map(|b| b.display().to_string()).collect();
+    println!(
+        "{runs} runs each, interleaved; medians in ms; {}",
+        names.join(", ")
+    );
+    let width = cases.iter().map(|c| c.name.len()).max().unwrap_or(4);
+    println!("{:<width$} {:>8} {:>10}", "case", "median", "over floor");
     for (case, m) in cases.iter().zip(&medians) {
-        println!("{:<58} {:>8.2} {:>+10.2}", case.name, m, m - floor);
+        println!("{:<width$} {:>8.2} {:>+10.2}", case.name, m, m - floor);
     }
 }
