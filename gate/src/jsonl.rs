@@ -6,16 +6,62 @@ use std::io::{self, BufRead, BufWriter, Write};
 use bashgate_analyzer::analyze;
 use serde_json::{Map, Value};
 
+/// Lines read before a batch is analyzed: enough to keep every core busy,
+/// few enough that memory stays small on any input.
+const BATCH: usize = 4096;
+
+/// Analyzes every line, on every core the machine offers, and writes the
+/// results in input order.
 pub fn run(input: impl BufRead, output: impl Write) -> io::Result<()> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut out = BufWriter::new(output);
-    for (n, line) in input.split(b'\n').enumerate() {
-        let line = line?;
-        let line = line.strip_suffix(b"\r").unwrap_or(&line);
-        let value = annotate(line, n + 1);
-        serde_json::to_writer(&mut out, &value).map_err(io::Error::other)?;
-        out.write_all(b"\n")?;
+    let mut lines = input.split(b'\n');
+    let mut done = 0;
+    loop {
+        let batch = lines
+            .by_ref()
+            .take(BATCH)
+            .collect::<io::Result<Vec<Vec<u8>>>>()?;
+        if batch.is_empty() {
+            break;
+        }
+        for text in annotate_batch(&batch, done, threads) {
+            out.write_all(&text)?;
+        }
+        done += batch.len();
     }
     out.flush()
+}
+
+/// The output lines of one batch, whose first line is line `done + 1`: the
+/// batch is cut into one run of lines per thread.
+fn annotate_batch(batch: &[Vec<u8>], done: usize, threads: usize) -> Vec<Vec<u8>> {
+    let per_thread = batch.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = batch
+            .chunks(per_thread)
+            .enumerate()
+            .map(|(i, lines)| {
+                scope.spawn(move || {
+                    lines
+                        .iter()
+                        .enumerate()
+                        .map(|(j, line)| {
+                            let line = line.strip_suffix(b"\r").unwrap_or(line);
+                            let value = annotate(line, done + i * per_thread + j + 1);
+                            let mut text = serde_json::to_vec(&value).unwrap_or_default();
+                            text.push(b'\n');
+                            text
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
 }
 
 /// The output object for one input line.
@@ -100,6 +146,36 @@ mod tests {
         assert!(out[2]["error"].is_string());
         assert!(out[3]["error"].is_string());
         assert_eq!(out[4]["verdict"], "safe");
+    }
+
+    #[test]
+    fn lines_keep_their_order_and_numbers_across_batches_and_threads() {
+        let mut input = String::new();
+        for i in 0..(BATCH + 10) {
+            match i % 3 {
+                0 => input.push_str(&format!("{{\"i\":{i},\"command\":\"curl x{i}\"}}\n")),
+                1 => input.push_str(&format!("{{\"i\":{i},\"command\":\"ls {i}\"}}\n")),
+                _ => input.push_str("not json\n"),
+            }
+        }
+        let out = run_str(&input);
+        assert_eq!(out.len(), BATCH + 10);
+        for (i, v) in out.iter().enumerate() {
+            match i % 3 {
+                0 => {
+                    assert_eq!(v["i"], i);
+                    assert_eq!(v["verdict"], "network");
+                }
+                1 => {
+                    assert_eq!(v["i"], i);
+                    assert_eq!(v["verdict"], "safe");
+                }
+                _ => assert_eq!(
+                    v["error"].as_str().unwrap().split(':').next(),
+                    Some(format!("line {}", i + 1).as_str())
+                ),
+            }
+        }
     }
 
     #[test]
