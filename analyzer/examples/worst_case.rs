@@ -6,7 +6,11 @@
 //!
 //! ```sh
 //! cargo run --release -p bashgate-analyzer --example worst_case [-- --runs N]
+//! cargo run --release -p bashgate-analyzer --example worst_case -- --emit > inputs.jsonl
 //! ```
+//!
+//! `--emit` prints the inputs as JSON lines (`{"family", "command"}`)
+//! instead, for timing them through the whole gate (`bashgate check`).
 
 use std::time::Instant;
 
@@ -83,14 +87,25 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() {
     let mut runs = 5;
+    let mut emit = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--runs" => runs = args.next().and_then(|v| v.parse().ok()).expect("--runs N"),
-            other => panic!("unknown argument {other:?} (--runs N)"),
+            "--emit" => emit = true,
+            other => panic!("unknown argument {other:?} (--runs N, --emit)"),
         }
     }
     let limit = Limits::default().max_bytes;
+    if emit {
+        for (name, prefix, unit, suffix) in FAMILIES {
+            for bytes in [limit / 8, limit / 4, limit / 2, limit] {
+                let command = generate(prefix, unit, suffix, bytes);
+                println!("{}", serde_json::json!({"family": name, "command": command}));
+            }
+        }
+        return;
+    }
     // Warm-up: the parser, the catalog and the allocator's first pages.
     for _ in 0..20 {
         std::hint::black_box(bashgate_analyzer::analyze("ls -la | grep rs && git status"));
