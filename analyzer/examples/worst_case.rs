@@ -101,7 +101,10 @@ fn main() {
         for (name, prefix, unit, suffix) in FAMILIES {
             for bytes in [limit / 8, limit / 4, limit / 2, limit] {
                 let command = generate(prefix, unit, suffix, bytes);
-                println!("{}", serde_json::json!({"family": name, "command": command}));
+                println!(
+                    "{}",
+                    serde_json::json!({"family": name, "command": command})
+                );
             }
         }
         return;
