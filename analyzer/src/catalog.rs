@@ -325,6 +325,9 @@ impl Catalog {
     /// (`.bashrc`, `.git/hooks`, `/etc/profile.d`) or the hidden directory
     /// one starts with (`.git`, `.ssh`, `.config`), found anywhere in it.
     pub fn names_protected_place<'a>(&'a self, arg: &str) -> Option<&'a str> {
+        // Most arguments (`-la`, `main`) hold neither; no entry holding
+        // one can then be in it (this skips most of the searching).
+        let plain = !arg.contains(['.', '/']);
         for entry in self.persistence_files.iter().chain(&self.persistence_dirs) {
             let rel = entry.strip_prefix("~/").unwrap_or(entry);
             // `~/bin` is home's bin, not every `bin`: matched as written.
@@ -334,6 +337,10 @@ impl Catalog {
                 } else {
                     rel
                 };
+            // `first` below starts with `.` whenever it is searched for.
+            if plain && whole.contains(['.', '/']) {
+                continue;
+            }
             let first = rel.split('/').next().unwrap_or(rel);
             if arg.contains(whole) {
                 return Some(whole);

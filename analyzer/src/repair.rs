@@ -141,7 +141,7 @@ fn split_word(n: Node, text: &str, found: &mut Found) {
         if let Some(p) = prev {
             let wordy = |k: &str| !k.ends_with("redirect") && k != "<<<" && k != ";";
             let gap = text.get(p.end_byte()..child.start_byte()).unwrap_or(" ");
-            let touching = gap.replace("\\\n", "").is_empty();
+            let touching = gap.split("\\\n").all(str::is_empty);
             if touching && wordy(p.kind()) && wordy(child.kind()) {
                 found.unrepaired.push(Disagreement {
                     span: Span::new(p.start_byte(), child.end_byte()),
