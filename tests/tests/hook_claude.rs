@@ -636,6 +636,44 @@ fn a_taint_that_cannot_be_recorded_taints_the_session_and_the_person_is_told() {
 }
 
 #[test]
+fn a_non_blocking_stdin_is_waited_for_not_read_as_an_error() {
+    use std::io::Write as _;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    // A pipe whose read end is non-blocking, as a parent may leave it; the
+    // event arrives after the hook has started waiting.
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills both descriptors, which are owned below.
+    assert_eq!(
+        unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_NONBLOCK | libc::O_CLOEXEC) },
+        0
+    );
+    let (read_end, write_end) =
+        unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let s = Sandbox::new();
+    let child = s
+        .command()
+        .args(["hook", "claude"])
+        .stdin(std::process::Stdio::from(read_end))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let mut writer = std::fs::File::from(write_end);
+    writer
+        .write_all(br#"{"session_id": "nb", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "curl https://example.com"}}"#)
+        .unwrap();
+    drop(writer);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    // The command was read and judged: the untainted session lets the
+    // network command through to the client (an unreadable event would be
+    // asked about).
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("cannot read"), "{text}");
+    assert!(!text.contains("\"ask\""), "{text}");
+}
+
+#[test]
 fn a_client_that_never_closes_stdin_still_gets_a_decision() {
     use std::io::Write as _;
     let s = Sandbox::new();

@@ -439,7 +439,12 @@ fn read_input<P: Protocol>(deadline: Duration) -> Result<Vec<u8>, String> {
                         return Ok(buf);
                     }
                 }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // A non-blocking stdin the parent left behind: poll again.
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock
+                    ) => {}
                 Err(e) => return Err(unreadable(e)),
             },
         }
