@@ -369,3 +369,25 @@ fn line_continuation_inside_a_word() {
     assert_not_safe("trap 'touch ou{t\\\n.txt,}' 0");
     assert_eq!(analyze("ls -la \\\n  src").verdict, Verdict::Safe);
 }
+
+#[test]
+fn dynamic_word_turns_on_a_shell_option() {
+    // Review (F37): `set "$1"` given `-k` is `set -k`, and
+    // `LD_PRELOAD=./x.so` then goes into the environment of `ls`.
+    assert_not_safe("set \"$1\"; ls LD_PRELOAD=./x.so");
+    assert_not_safe("x=$(cat f); set -e$x; ls LD_PRELOAD=./x.so");
+    assert_not_safe("read x; set $x; ls");
+    assert_not_safe("set -* ; ls");
+    assert_not_safe("shopt -o \"$1\" keyword; ls LD_PRELOAD=./x.so");
+    assert_not_safe("shopt $x; ls");
+    assert_not_safe("shopt \"$x\" \"$y\"; ls LD_PRELOAD=./x.so");
+    assert_not_safe("shopt -s \"$y\"; ls");
+    // Options end at `--` or the first operand; a query turns nothing on.
+    assert_eq!(analyze("set -- \"$1\"; ls").verdict, Verdict::Safe);
+    assert_eq!(analyze("set x \"$1\"; ls").verdict, Verdict::Safe);
+    assert_eq!(analyze("set -euo pipefail; ls").verdict, Verdict::Safe);
+    assert_eq!(analyze("shopt -o keyword").verdict, Verdict::Safe);
+    assert_eq!(analyze("shopt extglob \"$x\"; ls").verdict, Verdict::Safe);
+    // One quoted word can only be an option cluster: nullglob stays harmless.
+    assert_eq!(analyze("shopt \"$g\" nullglob; ls").verdict, Verdict::Safe);
+}

@@ -752,7 +752,7 @@ impl<C: Choices> Gen<'_, C> {
         let name = self.program_word();
         let sub = format!("_a[$({name})]");
         let v = self.quote(&sub);
-        let use_ = match self.below(12) {
+        let use_ = match self.below(13) {
             0 => "echo $((_v))",
             1 => "[[ _v -eq 0 ]]",
             2 => "(( _v ))",
@@ -771,6 +771,19 @@ impl<C: Choices> Gen<'_, C> {
             10 if self.rare(2) => {
                 let cb = self.quote(&name);
                 return format!("mapfile -t -C {cb} -c 1 _m <<<a");
+            }
+            12 if self.rare(2) => {
+                // A shell option turned on by a word known only at run
+                // time (F37): in keyword mode the assignment-shaped
+                // argument is the child's environment, and bash runs the
+                // script BASH_ENV names before `:`.
+                let on = self.pick(&[
+                    "set $(echo -k)",
+                    "set \"$(echo -k)\"",
+                    "_k=$(echo k); set -e$_k",
+                    "shopt -s$(echo o) keyword",
+                ]);
+                return format!("{on}; bash -c : BASH_ENV=<(echo {name})");
             }
             11 if self.rare(2) => {
                 // Spellings that assign without `NAME=value`: an attached
@@ -1030,6 +1043,21 @@ mod tests {
             protected > 100,
             "only {protected} of 300 name a protected place"
         );
+    }
+
+    #[test]
+    fn shell_options_turned_on_at_run_time_are_generated() {
+        // F37's construct reaches the oracle: an option word known only at
+        // run time, then a child bash whose BASH_ENV only keyword mode sets.
+        let mut rng = Rng::new(13);
+        let hits = (0..20_000)
+            .filter(|_| {
+                generate(&mut rng, &Config::oracle())
+                    .command
+                    .contains("bash -c : BASH_ENV=<(echo ")
+            })
+            .count();
+        assert!(hits > 0, "none of 20,000 generated commands has it");
     }
 
     fn syntax_check(cfg: &Config) {

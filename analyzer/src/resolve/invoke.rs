@@ -798,18 +798,45 @@ impl<'c> Resolver<'c> {
 /// The shell options `set` or `shopt` turns on, with where each is
 /// named: letters in `-` clusters (`-a` allexport, `-k` keyword, `-H`
 /// histexpand) and the names after `-o` (`set -eo keyword`, `shopt -so
-/// allexport`) or given to `shopt -s`; `None` for a name only known at run
+/// allexport`) or given to `shopt -s`; `None` for one only known at run
 /// time. Options end at `--` or the first operand (for `set`).
+///
+/// A word only known at run time where options are read can be any of
+/// them: `set "$1"` given `-k`, `set -e$x` given `k`, `shopt "$1" keyword`
+/// given `-so`. Only a word whose first character is known and is neither
+/// `-` nor `+` is surely an operand.
 fn shell_options_on(canon: &str, rest: &[Arg]) -> Vec<(crate::span::Span, Option<String>)> {
     let mut out = Vec::new();
+    // shopt turns its names on with `-s`, or with an option word only
+    // known at run time (which may be `-s`).
     let mut shopt_set = false;
+    let mut shopt_names = false;
     let mut i = 0;
     while i < rest.len() {
         let a = &rest[i];
         i += 1;
         let Some(t) = a.text() else {
-            if shopt_set {
-                out.push((a.span, None));
+            let may_be_option =
+                !shopt_names && matches!(a.shape.chars().next(), None | Some('-' | '+' | '*'));
+            match canon {
+                "set" if may_be_option => out.push((a.span, None)),
+                "set" => break,
+                // One word (quoted) can be an option cluster such as
+                // `-so`, which turns on the names after it, judged as they
+                // come; after one that may be `-s` it can be a name too,
+                // and a word that splits can hold names itself.
+                _ if may_be_option => {
+                    if a.splits || shopt_set {
+                        out.push((a.span, None));
+                    }
+                    shopt_set = true;
+                }
+                _ => {
+                    shopt_names = true;
+                    if shopt_set {
+                        out.push((a.span, None));
+                    }
+                }
             }
             continue;
         };
@@ -842,6 +869,7 @@ fn shell_options_on(canon: &str, rest: &[Arg]) -> Vec<(crate::span::Span, Option
             continue;
         }
         if canon == "shopt" {
+            shopt_names = true;
             if shopt_set {
                 out.push((a.span, Some(t.to_string())));
             }

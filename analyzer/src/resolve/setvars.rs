@@ -1,9 +1,10 @@
 //! The variables a builtin sets from its arguments, read the way bash reads
 //! them, whatever the spelling: `export 'PATH=/x'`, `builtin declare -n r`,
-//! `printf -vPATH`, `read 'a[$(id)]'`, `mapfile -C cb`, `let 'X=1'`,
-//! `shopt -o keyword`. Assignments tree-sitter itself recognises
-//! (`export A=1`, `A=1 cmd`) are checked where they are lowered; this is
-//! everything else, one model for every builtin that assigns.
+//! `printf -vPATH`, `read 'a[$(id)]'`, `mapfile -C cb`, `let 'X=1'`.
+//! Assignments tree-sitter itself recognises (`export A=1`, `A=1 cmd`) are
+//! checked where they are lowered; this is everything else, one model for
+//! every builtin that assigns. The shell options `set` and `shopt` turn on
+//! are judged in one place too, `shell_options_on` in invoke.rs.
 
 use crate::args::Arg;
 
@@ -144,25 +145,6 @@ pub(super) fn sets<'a>(canon: &str, rest: &'a [Arg]) -> Sets<'a> {
                                 exported: false,
                             });
                         }
-                    }
-                }
-            }
-        }
-        "shopt" => {
-            // `shopt -o NAME` is `set -o NAME`: `keyword` is `set -k`.
-            let set_o = rest.iter().any(|a| {
-                a.text()
-                    .is_some_and(|t| t.starts_with('-') && t.contains('o'))
-            });
-            if set_o {
-                for a in rest {
-                    match a.text() {
-                        Some("keyword") => out.notes.push((
-                            a,
-                            "`shopt -o keyword` is `set -k`: assignment-shaped arguments become environment variables (LD_PRELOAD=... included)",
-                        )),
-                        None => out.notes.push((a, "`shopt -o` with an option name not known statically")),
-                        _ => {}
                     }
                 }
             }
