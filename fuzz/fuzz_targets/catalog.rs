@@ -58,6 +58,7 @@ fuzz_target!(|data: &[u8]| {
         Limits {
             max_bytes: 64,
             parse_timeout: Duration::from_millis(50),
+            max_parse_steps: usize::from(first >> 4),
             max_nodes: 40,
             max_depth: usize::from(first >> 5),
             max_embed_depth: usize::from(first >> 6),
