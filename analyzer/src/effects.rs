@@ -25,9 +25,11 @@ pub(crate) struct FileEffects {
 }
 
 /// `find -delete` removes what it finds under its starting points (the
-/// operands before the first option or expression).
+/// operands before the first option or expression). A word known only at
+/// run time where find reads a primary may be `-delete`.
 pub(crate) fn find_removes(args: &[Arg]) -> Vec<String> {
-    if !args.iter().any(|a| a.text() == Some("-delete")) {
+    let dynamic = find_run_time_primaries(args);
+    if !args.iter().any(|a| a.text() == Some("-delete")) && dynamic.is_empty() {
         return Vec::new();
     }
     // find's own leading options (-H, -L, -P, -O3, -D debug) come first.
@@ -40,11 +42,104 @@ pub(crate) fn find_removes(args: &[Arg]) -> Vec<String> {
             _ => break,
         }
     }
-    args.iter()
+    let mut starts: Vec<String> = args
+        .iter()
+        .enumerate()
         .skip(i)
-        .take_while(|a| !a.shape.starts_with(['-', '(', '!']))
-        .map(|a| a.shape.clone())
-        .collect()
+        .take_while(|(j, a)| !a.shape.starts_with(['-', '(', '!']) && !dynamic.contains(j))
+        .map(|(_, a)| a.shape.clone())
+        .collect();
+    // A start point that turns out to be `-delete` leaves find the working
+    // directory; a run-time word may also have been a start point.
+    if !dynamic.is_empty() {
+        starts.push(".".into());
+        starts.extend(dynamic.iter().map(|&j| args[j].shape.clone()));
+        starts.dedup();
+    }
+    starts
+}
+
+/// find's primaries and options that read the next word as their value
+/// (GNU findutils 4.9): a word after one of them is data, not a primary.
+/// `-newerXY` reads one too; `-fprintf` reads two.
+const FIND_VALUE_TAKERS: &[&str] = &[
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-lname",
+    "-ilname",
+    "-newer",
+    "-anewer",
+    "-cnewer",
+    "-samefile",
+    "-user",
+    "-group",
+    "-uid",
+    "-gid",
+    "-perm",
+    "-size",
+    "-type",
+    "-xtype",
+    "-mtime",
+    "-atime",
+    "-ctime",
+    "-mmin",
+    "-amin",
+    "-cmin",
+    "-used",
+    "-links",
+    "-inum",
+    "-maxdepth",
+    "-mindepth",
+    "-fstype",
+    "-context",
+    "-regextype",
+    "-printf",
+    "-fprint",
+    "-fprint0",
+    "-fls",
+    "-fprintf",
+    "-files0-from",
+    "-D",
+];
+
+/// The words of a find command line known only at run time that find may
+/// read as a primary of their own (`-delete`, `-fprint FILE`): one word
+/// (it cannot split), not the value of the word before it (`-name "$x"`,
+/// as long as no such word came earlier), not inside `-exec ... ;`, and
+/// not known to begin with something other than `-` (`"./$d"` is a path).
+/// A start point counts: one that begins with `-` starts the expression.
+pub(crate) fn find_run_time_primaries(args: &[Arg]) -> Vec<usize> {
+    let value_at = |i: usize| {
+        let before = |n: usize| i.checked_sub(n).and_then(|j| args[j].text());
+        match before(1) {
+            Some(t) if FIND_VALUE_TAKERS.contains(&t) => true,
+            Some(t) if t.starts_with("-newer") && t.len() == 8 => true,
+            _ => before(2) == Some("-fprintf"),
+        }
+    };
+    let mut in_exec = false;
+    let mut out = Vec::new();
+    for (i, a) in args.iter().enumerate() {
+        match a.text() {
+            Some("-exec" | "-execdir" | "-ok" | "-okdir") if !in_exec => in_exec = true,
+            Some(";" | "+") if in_exec => in_exec = false,
+            _ => {}
+        }
+        let dash = matches!(a.shape.chars().next(), None | Some('-' | '*'));
+        // After one such word (`-fprint` takes the next word as its file),
+        // which later word is a value is not known either.
+        let value = out.is_empty() && value_at(i);
+        if a.value == Value::Dynamic && !a.splits && dash && !in_exec && !value {
+            out.push(i);
+        }
+    }
+    out
 }
 
 pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {

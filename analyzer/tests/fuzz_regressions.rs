@@ -391,3 +391,32 @@ fn dynamic_word_turns_on_a_shell_option() {
     // One quoted word can only be an option cluster: nullglob stays harmless.
     assert_eq!(analyze("shopt \"$g\" nullglob; ls").verdict, Verdict::Safe);
 }
+
+#[test]
+fn find_primary_known_only_at_run_time() {
+    // Review (F38): given `-fprint`, `find . "$x" .bashrc` writes .bashrc;
+    // given `-delete`, `find "$d" -name x` deletes the working directory's
+    // tree (a start point that begins with `-` starts the expression).
+    assert_not_safe("find . \"$x\" .bashrc");
+    assert_not_safe("find . \"$x\" .git/hooks/pre-commit");
+    assert_not_safe("find . \"$x\" \"$y\"");
+    // `-fprint` shifts which later word is a value: "$b" can be -fprint too.
+    assert_not_safe("find \"$a\" -name \"$b\" .bashrc");
+    let removes = |cmd: &str| -> Vec<String> {
+        analyze(cmd)
+            .invocations
+            .iter()
+            .flat_map(|inv| inv.removes.clone())
+            .collect()
+    };
+    let r = removes("find \"$d\" -name x");
+    assert!(r.iter().any(|p| p == "."), "{r:?}");
+    assert!(!removes("find . -type f \"$action\"").is_empty());
+    // Values of primaries, `./`-prefixed start points and -exec's words
+    // are not primaries.
+    assert!(removes("find . -name \"$x\" -print").is_empty());
+    assert!(removes("find \"./$d\" -name x").is_empty());
+    assert!(removes("find . -maxdepth \"$n\" -newermt \"$t\"").is_empty());
+    assert_eq!(analyze("find . -name \"$x\" -print").verdict, Verdict::Safe);
+    assert_eq!(analyze("find \"./$d\" -name x").verdict, Verdict::Safe);
+}

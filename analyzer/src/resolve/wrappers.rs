@@ -505,7 +505,8 @@ impl<'c> Resolver<'c> {
 
     fn find(&mut self, entry: &Entry, rest: &[Arg], inner: &Frame, wrappers: usize) -> Verdict {
         // A run-time value that cannot split is one word: it can become one
-        // primary, but `-exec` needs its program and a `;` or `+` after it.
+        // primary, but `-exec` needs its program and a `;` or `+` after it
+        // (with one after it, check_args calls it opaque).
         let checked: Vec<Arg> = rest
             .iter()
             .enumerate()
@@ -521,6 +522,20 @@ impl<'c> Resolver<'c> {
             })
             .collect();
         let mut verdict = self.check_args("find", entry, &checked, inner);
+        // Without one, where find reads a primary it can still be one that
+        // acts alone: `-fprint` (`-fprint0`, `-fls`, `-fprintf`) writing
+        // the file the next word names; `-delete` is in find_removes.
+        for i in crate::effects::find_run_time_primaries(rest) {
+            if let Some(target) = rest.get(i + 1) {
+                verdict = verdict.max(self.judge_write(
+                    "find",
+                    &target.shape.clone(),
+                    target,
+                    false,
+                    inner,
+                ));
+            }
+        }
         // A glob that can expand to -exec and kin hides the program it runs.
         const ACTIONS: [&str; 4] = ["-exec", "-execdir", "-ok", "-okdir"];
         if let Some(a) = rest.iter().find(|a| match &a.value {
