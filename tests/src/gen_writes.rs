@@ -339,8 +339,16 @@ impl<C: Choices> Gen<'_, C> {
             ),
             18 => format!(
                 "find . -maxdepth 0 {}",
-                self.pick(&["-fprint W", "-fprintf W '%p\\n'", "-fls W", "-fprint0 W"])
-                    .replace('W', &w)
+                self.pick(&[
+                    "-fprint W",
+                    "-fprintf W '%p\\n'",
+                    "-fls W",
+                    "-fprint0 W",
+                    // The primary known only at run time (F38).
+                    "\"$(echo -fprint)\" W",
+                    "-name \"$(echo x)\" -o \"$(echo -fprint)\" W",
+                ])
+                .replace('W', &w)
             ),
             19 => format!(
                 "strace {}true",
