@@ -420,3 +420,25 @@ fn find_primary_known_only_at_run_time() {
     assert_eq!(analyze("find . -name \"$x\" -print").verdict, Verdict::Safe);
     assert_eq!(analyze("find \"./$d\" -name x").verdict, Verdict::Safe);
 }
+
+#[test]
+fn output_option_known_only_at_run_time() {
+    // Review (F39): given `-o`, `iconv "$x" .bashrc` writes .bashrc.
+    assert_not_safe("iconv \"$x\" .bashrc");
+    assert_not_safe("shuf \"$x\" .bashrc");
+    assert_not_safe("iconv -f utf8 -t ascii \"$f\"");
+    assert_not_safe("iconv *");
+    // A value that can split can hold more words: `1 --filter=sh`.
+    assert_not_safe("split --lines $n big.txt");
+    assert_not_safe("tar -tf $archive");
+    // One word that is an option's value is data.
+    assert_eq!(analyze("sort -S \"$n\" data.txt").verdict, Verdict::Safe);
+    assert_eq!(analyze("sort -k \"$key\" data.txt").verdict, Verdict::Safe);
+    // ... unless an escape looks for text anywhere in it (tar's `host:`).
+    assert_not_safe("tar -tf \"$archive\"");
+    assert_eq!(
+        analyze("iconv -f utf8 -t ascii \"./$f\"").verdict,
+        Verdict::Safe
+    );
+    assert_eq!(analyze("pstree -p $$").verdict, Verdict::Safe);
+}

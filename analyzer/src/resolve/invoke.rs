@@ -656,14 +656,25 @@ impl<'c> Resolver<'c> {
                 ));
             }
         }
-        let risky = !entry.escapes.is_empty() || entry.script.is_some();
+        // A word known only at run time can be an option that runs a
+        // program or one that writes a file (`iconv "$x" .bashrc` given
+        // `-o`, or `-o.bashrc` itself).
+        let runs = !entry.escapes.is_empty() || entry.script.is_some();
+        let risky = runs || !entry.output_options.is_empty();
+        let what = if runs { "run programs" } else { "write files" };
         // With an option table, short escape letters are matched where the
-        // program reads them as options (`cp -t assets`: no `-s` in it).
-        let given: Option<Vec<(usize, String)>> = entry
+        // program reads them as options (`cp -t assets`: no `-s` in it),
+        // and a run-time word that is an option's value (`pv -L "$n"`) is
+        // data unless it can split into more words. (Once such a word may
+        // be an option, the ones after it are reported with it: the first
+        // report makes the verdict.)
+        let reading = entry
             .options
             .as_ref()
             .filter(|t| t.syntax != crate::catalog::OptionSyntax::Operands)
-            .map(|t| crate::option_table::read(t, args, entry.bundled_options).given);
+            .map(|t| crate::option_table::read(t, args, entry.bundled_options));
+        let given: Option<&Vec<(usize, String)>> = reading.as_ref().map(|r| &r.given);
+        let may_be_option = |i: usize| reading.as_ref().is_none_or(|r| r.operands.contains(&i));
         let mut options_done = false;
         let mut opaque_reported = false;
         for (i, a) in args.iter().enumerate() {
@@ -724,18 +735,25 @@ impl<'c> Resolver<'c> {
                             frame,
                             Rule::OpaqueArgument,
                             a.span,
-                            format!("the glob `{pattern}` could expand to one of `{canon}`'s options that run programs"),
+                            format!("the glob `{pattern}` could expand to one of `{canon}`'s options that {what}"),
                         ));
                     }
                 }
                 Value::Dynamic => {
-                    if risky && !opaque_reported && dynamic_can_reach_escape(entry, a) {
+                    // An option's value can still hold text an escape
+                    // looks for anywhere (tar's `host:` archive).
+                    let reaches = if a.splits || may_be_option(i) {
+                        dynamic_can_reach_escape(entry, a)
+                    } else {
+                        entry.escapes.iter().any(|e| e.contains.is_some())
+                    };
+                    if risky && !opaque_reported && reaches {
                         opaque_reported = true;
                         verdict = verdict.max(self.add(
                             frame,
                             Rule::OpaqueArgument,
                             a.span,
-                            format!("this argument is only known at run time, and `{canon}` has options that run programs"),
+                            format!("this argument is only known at run time, and `{canon}` has options that {what}"),
                         ));
                     }
                     if entry.evaluates_names && names_a_variable(canon, args, i) {
@@ -1053,8 +1071,9 @@ fn glob_can_reach_escape(entry: &Entry, pattern: &str) -> bool {
     if !pattern.starts_with(['*', '-']) {
         return false;
     }
-    if entry.script.is_some() {
-        // A glob can become the script or `-e` and `-f` options.
+    if entry.script.is_some() || !entry.output_options.is_empty() {
+        // A glob can become the script or `-e` and `-f` options, or an
+        // output option with its file attached (`-o.bashrc`).
         return true;
     }
     entry.escapes.iter().any(|esc| {
