@@ -375,9 +375,12 @@ impl<C: Choices> Gen<'_, C> {
     /// and whether the file name is glued to it. `flags` are short options
     /// that can go before `-o` in one word.
     fn output_option(&mut self, flags: &[&str]) -> (String, bool) {
-        match self.below(7) {
+        match self.below(9) {
             0 => ("-o".into(), false),
             1 => ("-o".into(), true),
+            // The option known only at run time (F39).
+            7 => ("\"$(echo -o)\"".into(), false),
+            8 => ("\"$(echo -o)\"".into(), true),
             2 => {
                 let f = self.pick(flags);
                 (format!("{f}o"), false)
