@@ -61,10 +61,12 @@ echo "Gemini CLI: $got ($GEMINI_BIN)"
 export GEMINI_BIN
 
 echo "== gemini-cli: build"
-cargo build -q -p bashgate --bin bashgate
+cargo build -q -p bashgate --bin bashgate --bin bashgate-hook
 cargo test -q -p bashgate-tests --test gemini_cli --no-run
 BASHGATE_BIN=${CARGO_TARGET_DIR:-$PWD/target}/debug/bashgate
 [ -x "$BASHGATE_BIN" ] || fail "bashgate was built but is not at $BASHGATE_BIN"
+# `bashgate init` writes the hook binary beside it into the client's settings.
+[ -x "${BASHGATE_BIN%/*}/bashgate-hook" ] || fail "bashgate-hook was built but is not beside $BASHGATE_BIN"
 export BASHGATE_BIN
 
 echo "== gemini-cli: end-to-end tests"

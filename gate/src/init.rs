@@ -7,6 +7,7 @@
 //! Each client's wiring is data ([`Wiring`]): the file, the events with
 //! their matchers, and the shape of one entry.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
@@ -113,10 +114,15 @@ pub const CURSOR: Wiring = Wiring {
 pub const CLIENTS: [Wiring; 5] = [CLAUDE, CODEX, GEMINI, COPILOT, CURSOR];
 
 /// Whether a hook command is bashgate's hook for `client` (any binary
-/// path, with or without `--remote`).
+/// path, `bashgate hook CLIENT` or `bashgate-hook CLIENT`, with or without
+/// `--remote`).
 pub fn is_ours(command: &str, client: &str) -> bool {
     let words: Vec<&str> = command.split_whitespace().collect();
-    words.windows(2).any(|w| w[0] == "hook" && w[1] == client) && command.contains("bashgate")
+    let hook = |w: &str| {
+        let w = w.trim_matches(|c| c == '\'' || c == '"');
+        w == "hook" || w.rsplit('/').next() == Some(HOOK_BINARY)
+    };
+    words.windows(2).any(|w| hook(w[0]) && w[1] == client) && command.contains("bashgate")
 }
 
 /// Merges bashgate's hook entries for `w` into the settings file at `path`.
@@ -281,24 +287,45 @@ fn write_atomically(path: &Path, root: &Value) -> Result<(), String> {
     Ok(())
 }
 
-/// The command to put in the settings: this executable's absolute path (so
-/// the hook works without bashgate on PATH), quoted when needed, then
-/// `hook CLIENT`.
+/// The program that runs the hooks alone and starts sooner than
+/// `bashgate` (gate/src/bin/bashgate-hook.rs); installed beside it.
+pub const HOOK_BINARY: &str = "bashgate-hook";
+
+/// The command to put in the settings: `bashgate-hook CLIENT` when that
+/// program sits beside this executable, `bashgate hook CLIENT` otherwise,
+/// by absolute path (so the hook works without bashgate on PATH).
 pub fn default_command(client: &str) -> String {
     let exe = std::env::current_exe()
         .ok()
         .and_then(|p| p.canonicalize().ok())
         .unwrap_or_else(|| PathBuf::from("bashgate"));
-    let s = exe.display().to_string();
-    let quoted = if s
-        .bytes()
+    command_for(&exe, client)
+}
+
+/// The hook command for `client` given bashgate's own path.
+fn command_for(exe: &Path, client: &str) -> String {
+    let hook = exe.with_file_name(HOOK_BINARY);
+    let runnable = hook
+        .metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    if exe.is_absolute() && runnable {
+        format!("{} {client}", shell_quoted(&hook))
+    } else {
+        format!("{} hook {client}", shell_quoted(exe))
+    }
+}
+
+/// A path as one shell word: as it is when that is safe, else in single
+/// quotes.
+fn shell_quoted(p: &Path) -> String {
+    let s = p.display().to_string();
+    if s.bytes()
         .all(|b| b.is_ascii_alphanumeric() || b"/._-+".contains(&b))
     {
         s
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
-    };
-    format!("{quoted} hook {client}")
+    }
 }
 
 #[cfg(test)]
@@ -421,5 +448,37 @@ mod tests {
         ));
         assert!(!is_ours("/usr/bin/bashgate hook claude", "gemini"));
         assert!(!is_ours("./guard.sh hook claude", "claude"));
+        assert!(is_ours("/usr/bin/bashgate-hook claude", "claude"));
+        assert!(is_ours(
+            "'/a b/bashgate-hook' cursor --remote unix:/run/b.sock",
+            "cursor"
+        ));
+        assert!(!is_ours("/usr/bin/bashgate-hook claude", "codex"));
+        assert!(!is_ours("/usr/bin/not-bashgate-hook claude", "claude"));
+    }
+
+    #[test]
+    fn the_hook_command_is_the_hook_binary_when_it_is_installed_beside() {
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().join("a b");
+        std::fs::create_dir(&dir).unwrap();
+        let exe = dir.join("bashgate");
+        std::fs::write(&exe, "").unwrap();
+        let quoted = |name: &str| format!("'{}'", dir.join(name).display());
+        assert_eq!(
+            command_for(&exe, "claude"),
+            format!("{} hook claude", quoted("bashgate"))
+        );
+        let hook = dir.join(HOOK_BINARY);
+        std::fs::write(&hook, "").unwrap();
+        // Present but not executable: not a program to run.
+        assert_eq!(
+            command_for(&exe, "claude"),
+            format!("{} hook claude", quoted("bashgate"))
+        );
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let command = command_for(&exe, "gemini");
+        assert_eq!(command, format!("{} gemini", quoted(HOOK_BINARY)));
+        assert!(is_ours(&command, "gemini"));
     }
 }

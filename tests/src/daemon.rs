@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -220,8 +220,20 @@ impl Daemon {
 
     /// Starts a hook command (`args`) as a container would.
     pub fn hook_with(&self, args: &[&str], token: Option<&str>, request: &Value) -> Hook {
+        self.hook_via(crate::bashgate_bin(), args, token, request)
+    }
+
+    /// As [`Daemon::hook_with`], with `program` (`bashgate` or
+    /// `bashgate-hook`) given `args`.
+    pub fn hook_via(
+        &self,
+        program: &Path,
+        args: &[&str],
+        token: Option<&str>,
+        request: &Value,
+    ) -> Hook {
         let dir = self.sandbox.dir.path();
-        let mut c = Command::new(crate::bashgate_bin());
+        let mut c = Command::new(program);
         c.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", dir.join("home"))

@@ -8,7 +8,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
 
-use crate::bashgate_bin;
+use crate::{bashgate_bin, hook_bin};
 
 /// Whether `bashgate run` can confine on this machine (`bashgate doctor`
 /// says so): then a tainted session's commands are answered
@@ -132,7 +132,13 @@ impl Sandbox {
 
     /// A `bashgate` command with the sandbox's environment.
     pub fn command(&self) -> Command {
-        let mut c = Command::new(bashgate_bin());
+        self.command_of(bashgate_bin())
+    }
+
+    /// `program` (`bashgate` or `bashgate-hook`) with the sandbox's
+    /// environment.
+    pub fn command_of(&self, program: &Path) -> Command {
+        let mut c = Command::new(program);
         for k in [
             "BASHGATE_CONFIG",
             "ANTHROPIC_API_KEY",
@@ -162,11 +168,21 @@ impl Sandbox {
         self.hook_client("claude", input)
     }
 
-    /// Feeds raw bytes to `bashgate hook CLIENT`.
+    /// Feeds raw bytes to the hook for CLIENT as `bashgate init` installs
+    /// it: `bashgate-hook CLIENT` (see [`Sandbox::hook_via_cli`] for
+    /// `bashgate hook CLIENT`, the same code behind the full CLI).
     pub fn hook_client(&self, client: &str, input: &[u8]) -> Answer {
-        let mut child = self
-            .command()
-            .args(["hook", client])
+        Self::answer(self.command_of(&hook_bin()).arg(client), input)
+    }
+
+    /// Feeds raw bytes to `bashgate hook CLIENT`.
+    pub fn hook_via_cli(&self, client: &str, input: &[u8]) -> Answer {
+        Self::answer(self.command().args(["hook", client]), input)
+    }
+
+    /// Runs `command` with `input` on stdin and reads its answer.
+    fn answer(command: &mut Command, input: &[u8]) -> Answer {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -303,4 +319,37 @@ pub fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
     p
+}
+
+/// A client's event file (`tests/events/`) with its placeholders filled
+/// in: the sandbox's project as the working directory, `session`, and
+/// `command`.
+pub fn client_event(s: &Sandbox, file: &str, session: &str, command: &str) -> Vec<u8> {
+    let path = crate::workspace_root()
+        .join("tests")
+        .join("events")
+        .join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let mut v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let cwd = s.project().display().to_string();
+    fill(&mut v, &cwd, session, command);
+    v.to_string().into_bytes()
+}
+
+fn fill(v: &mut Value, cwd: &str, session: &str, command: &str) {
+    match v {
+        Value::String(t) => {
+            // A command inside JSON text (Copilot's toolArgs) is escaped once
+            // more.
+            let inner = serde_json::to_string(command).unwrap();
+            *t = t
+                .replace("\"{COMMAND}\"", &inner)
+                .replace("{COMMAND}", command)
+                .replace("{CWD}", cwd)
+                .replace("{SESSION}", session);
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| fill(x, cwd, session, command)),
+        Value::Object(o) => o.values_mut().for_each(|x| fill(x, cwd, session, command)),
+        _ => {}
+    }
 }

@@ -31,8 +31,10 @@ pub fn workspace_root() -> &'static Path {
         .expect("tests/ sits inside the workspace")
 }
 
-/// Path to a freshly built `bashgate` binary. The first call runs
-/// `cargo build -p bashgate`; a failed build panics with cargo's output.
+/// Path to a freshly built `bashgate` binary, with `bashgate-hook` built
+/// beside it (`bashgate init` writes that into the clients' settings). The
+/// first call runs `cargo build -p bashgate`; a failed build panics with
+/// cargo's output.
 pub fn bashgate_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
@@ -40,7 +42,8 @@ pub fn bashgate_bin() -> &'static Path {
         let release = !cfg!(debug_assertions);
         let mut cmd = Command::new(cargo);
         cmd.current_dir(workspace_root())
-            .args(["build", "-q", "-p", "bashgate", "--bin", "bashgate"]);
+            .args(["build", "-q", "-p", "bashgate", "--bin", "bashgate"])
+            .args(["--bin", HOOK_BIN]);
         if release {
             cmd.arg("--release");
         }
@@ -61,6 +64,19 @@ pub fn bashgate_bin() -> &'static Path {
             "bashgate binary not found at {}",
             bin.display()
         );
+        assert!(
+            bin.with_file_name(HOOK_BIN).exists(),
+            "{HOOK_BIN} was not built beside {}",
+            bin.display()
+        );
         bin
     })
+}
+
+/// The program that runs the hooks alone (gate/src/bin/bashgate-hook.rs).
+pub const HOOK_BIN: &str = "bashgate-hook";
+
+/// Path to the freshly built `bashgate-hook`, beside [`bashgate_bin`].
+pub fn hook_bin() -> PathBuf {
+    bashgate_bin().with_file_name(HOOK_BIN)
 }

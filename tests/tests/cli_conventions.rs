@@ -143,7 +143,8 @@ fn init_replaces_its_own_entry_when_the_binary_moves() {
         };
         let written = std::fs::read_to_string(s.project().join(file)).unwrap();
         assert!(!written.contains("/old/place"), "{client}: {written}");
-        let mine = format!(" hook {client}");
+        // The hook binary beside bashgate, now.
+        let mine = format!("{} {client}", bashgate_tests::hook_bin().display());
         let v: Value = serde_json::from_str(&written).unwrap();
         let first_event = v["hooks"].as_object().unwrap().values().next().unwrap();
         assert_eq!(

@@ -6,6 +6,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
 use std::sync::mpsc;
 
 use bashgate_tests::daemon::{bash, Daemon, Listen};
@@ -328,9 +329,25 @@ fn an_unreachable_daemon_or_a_missing_token_follows_on_error() {
 
 #[test]
 fn hook_claude_remote_decides_and_reports_taint() {
+    remote_claude_hook(bashgate_tests::bashgate_bin(), &["hook", "claude"]);
+}
+
+/// The hook binary carries the same daemon client as `bashgate hook`.
+#[test]
+fn the_hook_binary_asks_the_daemon_too() {
+    remote_claude_hook(&bashgate_tests::hook_bin(), &["claude"]);
+}
+
+/// `program words... --remote URL` as Claude Code's hook in a container:
+/// the daemon decides, records what was read, and holds a tainted session's
+/// network command for a person.
+fn remote_claude_hook(program: &Path, words: &[&str]) {
     let d = Daemon::start(HOST, CONTAINER, Listen::Unix);
     let tok = d.session("cc");
-    let args = ["hook", "claude", "--remote", d.url.as_str()];
+    let mut args = words.to_vec();
+    args.extend(["--remote", d.url.as_str()]);
+    let args = &args[..];
+    let hook_with = |args: &[&str], token, event: &Value| d.hook_via(program, args, token, event);
     let event = |name: &str, tool: &str, input: Value| {
         json!({
             "session_id": "claude-1", "cwd": "/work", "hook_event_name": name,
@@ -339,17 +356,16 @@ fn hook_claude_remote_decides_and_reports_taint() {
     };
     // Untainted: the daemon has no objection, and the hook leaves the call
     // to Claude Code's own rules (no decision).
-    let a = d
-        .hook_with(
-            &args,
-            Some(&tok),
-            &event(
-                "PreToolUse",
-                "Bash",
-                json!({"command": "curl https://example.com"}),
-            ),
-        )
-        .finish();
+    let a = hook_with(
+        args,
+        Some(&tok),
+        &event(
+            "PreToolUse",
+            "Bash",
+            json!({"command": "curl https://example.com"}),
+        ),
+    )
+    .finish();
     assert_eq!(a.json, json!({}), "{a:?}");
     // Reading a web page and a secret taints the daemon's session.
     for (tool, input) in [
@@ -359,9 +375,7 @@ fn hook_claude_remote_decides_and_reports_taint() {
         ),
         ("Bash", json!({"command": "cat .env"})),
     ] {
-        let a = d
-            .hook_with(&args, Some(&tok), &event("PostToolUse", tool, input))
-            .finish();
+        let a = hook_with(args, Some(&tok), &event("PostToolUse", tool, input)).finish();
         assert_eq!(a.json, json!({}), "{a:?}");
     }
     let r = d.admin("GET", "/admin/sessions", &Value::Null);
@@ -371,8 +385,8 @@ fn hook_claude_remote_decides_and_reports_taint() {
         "{r:?}"
     );
     // Now a network command waits for a person.
-    let hook = d.hook_with(
-        &args,
+    let hook = hook_with(
+        args,
         Some(&tok),
         &event(
             "PreToolUse",

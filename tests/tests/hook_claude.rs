@@ -241,12 +241,26 @@ fn init_claude_merges_hooks_into_settings() {
     assert_eq!(pre.len(), 2);
     assert_eq!(pre[0]["hooks"][0]["command"], "./guard.sh");
     let cmd = pre[1]["hooks"][0]["command"].as_str().unwrap();
-    assert!(cmd.ends_with(" hook claude"), "{cmd}");
+    // The hook binary installed beside bashgate, by absolute path.
+    let hook = bashgate_tests::hook_bin();
+    assert_eq!(cmd, format!("{} claude", hook.display()));
     assert_eq!(pre[1]["matcher"], "*");
     assert_eq!(v["hooks"]["PostToolUse"][0]["hooks"][0]["command"], cmd);
-    // The command it wrote works as a hook.
-    let bin = cmd.trim_end_matches(" hook claude").trim_matches('\'');
-    assert!(std::path::Path::new(bin).exists(), "{bin}");
+    // The command it wrote works as a hook, run as Claude Code runs it.
+    let event = s.dir.path().join("event.json");
+    let rm = s.pre_event("i", "Bash", serde_json::json!({"command": "rm -rf /"}));
+    std::fs::write(&event, rm.to_string()).unwrap();
+    let out = std::process::Command::new("sh")
+        .args(["-c", cmd])
+        .envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(std::fs::File::open(&event).unwrap())
+        .output()
+        .unwrap();
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{out:?}"
+    );
     // Idempotent.
     let before = std::fs::read_to_string(&settings).unwrap();
     assert!(s.run(&["init", "claude", "--dir", &dir]).status.success());

@@ -1,45 +1,14 @@
-//! `bashgate hook codex|gemini|copilot|cursor` end to end: the built binary
-//! fed each client's event JSON (`tests/events/`, which says where each
-//! shape was recorded from), answering in the client's own shape. A local
+//! The codex, gemini, copilot and cursor hooks end to end, as `bashgate
+//! init` installs them (`bashgate-hook CLIENT`): the built binary fed each
+//! client's event JSON (`tests/events/`, which says where each shape was
+//! recorded from), answering in the client's own shape. A local
 //! command is left to the client, a remote-code pipe is refused with the
 //! reason, a network command after the session read untrusted content is
 //! held for a person (as a refusal that says so where the client cannot
 //! ask), and broken input still gets an answer.
 
-use std::path::Path;
-
-use bashgate_tests::gate::{Answer, Sandbox};
+use bashgate_tests::gate::{client_event as event, Answer, Sandbox};
 use serde_json::{json, Value};
-
-/// An event file with its placeholders filled in.
-fn event(s: &Sandbox, file: &str, session: &str, command: &str) -> Vec<u8> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("events")
-        .join(file);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
-    let mut v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
-    let cwd = s.project().display().to_string();
-    fill(&mut v, &cwd, session, command);
-    v.to_string().into_bytes()
-}
-
-fn fill(v: &mut Value, cwd: &str, session: &str, command: &str) {
-    match v {
-        Value::String(t) => {
-            // A command inside JSON text (Copilot's toolArgs) is escaped once
-            // more.
-            let inner = serde_json::to_string(command).unwrap();
-            *t = t
-                .replace("\"{COMMAND}\"", &inner)
-                .replace("{COMMAND}", command)
-                .replace("{CWD}", cwd)
-                .replace("{SESSION}", session);
-        }
-        Value::Array(a) => a.iter_mut().for_each(|x| fill(x, cwd, session, command)),
-        Value::Object(o) => o.values_mut().for_each(|x| fill(x, cwd, session, command)),
-        _ => {}
-    }
-}
 
 /// How each client's answer reads: (decision, reason), `("none", "")` for
 /// an answer that leaves the call to the client.

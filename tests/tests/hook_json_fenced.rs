@@ -10,10 +10,12 @@ use std::process::{Command, Stdio};
 use bashgate_tests::gate::{fence_available, Sandbox};
 use serde_json::{json, Value};
 
+/// The JSON hook as `bashgate init` would install it: `bashgate-hook json`,
+/// whose rewritten line must name `bashgate` (the hook binary has no `run`).
 fn hook_json(s: &Sandbox, request: &Value) -> Value {
     let mut child = s
-        .command()
-        .args(["hook", "json"])
+        .command_of(&bashgate_tests::hook_bin())
+        .arg("json")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -47,6 +49,11 @@ fn allow_confined_carries_the_command_to_run_and_it_runs_fenced() {
     assert_eq!(a["decision"], "allow-confined", "{a}");
     assert_eq!(a["tool_input"]["command"], a["command"], "{a}");
     let line = a["command"].as_str().unwrap();
+    let gate = bashgate_tests::bashgate_bin().display().to_string();
+    assert!(
+        line.contains(&format!("{gate}' run")) && !line.contains("bashgate-hook"),
+        "{line}"
+    );
     // Run as a caller would: the line in the project's shell.
     let out = Command::new("bash")
         .args(["-c", line])

@@ -363,8 +363,7 @@ fn fenced_input(input: &Value, profile: &str, keeps_cwd: bool) -> Result<Value, 
         .get("command")
         .and_then(Value::as_str)
         .ok_or("the call has no command to run")?;
-    let exe = std::env::current_exe()
-        .map_err(|e| format!("bashgate cannot find its own binary ({e})"))?;
+    let exe = gate_program()?;
     let mut out = input.clone();
     let line = if keeps_cwd {
         bashgate::rewrite::fenced(&exe, profile, command)
@@ -373,6 +372,26 @@ fn fenced_input(input: &Value, profile: &str, keeps_cwd: bool) -> Result<Value, 
     };
     out["command"] = Value::String(line);
     Ok(out)
+}
+
+/// The `bashgate` program that runs a fenced command (`bashgate run`):
+/// this executable, or the one installed beside it when this is the hook
+/// binary (`bashgate-hook`, which has no `run`).
+fn gate_program() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("bashgate cannot find its own binary ({e})"))?;
+    if exe.file_name().is_none_or(|n| n != "bashgate-hook") {
+        return Ok(exe);
+    }
+    let gate = exe.with_file_name("bashgate");
+    if gate.is_file() {
+        Ok(gate)
+    } else {
+        Err(format!(
+            "bashgate, which runs it, is not installed beside {}",
+            exe.display()
+        ))
+    }
 }
 
 /// Reads stdin, bounded in size and in time, and decodes it. Input still

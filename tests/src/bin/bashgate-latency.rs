@@ -8,7 +8,9 @@
 //! ```
 //!
 //! Several `--bin`s (a build before and after a change) run in the same
-//! interleaved loop, each row labelled with its binary.
+//! interleaved loop, each row labelled with its binary. A binary named
+//! `bashgate-hook` is run as `bashgate-hook claude`; with no `--bin`, the
+//! `bashgate` and `bashgate-hook` beside this program are measured.
 //!
 //! For each case (a safe, an unknown and a network command, in an untainted
 //! and a tainted session, plus `check`), it feeds the Claude Code
@@ -21,6 +23,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
+
+/// The program that runs the hooks alone (gate/src/bin/bashgate-hook.rs).
+const HOOK_BINARY: &str = "bashgate-hook";
 
 struct Case {
     name: String,
@@ -89,12 +94,11 @@ fn main() {
         }
     }
     if bins.is_empty() {
-        bins.push(
-            std::env::current_exe()
-                .ok()
-                .and_then(|p| p.parent().map(|d| d.join("bashgate")))
-                .unwrap_or_else(|| PathBuf::from("bashgate")),
-        );
+        let dir = std::env::current_exe()
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+            .unwrap_or_default();
+        bins.extend([dir.join("bashgate"), dir.join(HOOK_BINARY)]);
     }
     let scratch = tempfile::tempdir().expect("a scratch directory");
     let dir = scratch.path().to_path_buf();
@@ -116,8 +120,13 @@ fn main() {
         "tool_input": {"url": "https://example.com/docs", "prompt": "read"},
         "tool_response": {"result": "some documentation"},
     });
+    let first_is_hook_only = bins[0].file_name().is_some_and(|n| n == HOOK_BINARY);
     let mut post = Command::new(&bins[0])
-        .args(["hook", "claude"])
+        .args(if first_is_hook_only {
+            &["claude"][..]
+        } else {
+            &["hook", "claude"]
+        })
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -148,20 +157,26 @@ fn main() {
                 bin.file_name().unwrap_or_default().to_string_lossy()
             ),
         };
+        // `bashgate-hook` runs the hooks alone: `bashgate-hook claude`.
+        let hook_only = bin.file_name().is_some_and(|n| n == HOOK_BINARY);
+        let argv = match hook_only {
+            true => vec![b.clone(), "claude".into()],
+            false => vec![b.clone(), "hook".into(), "claude".into()],
+        };
         let hook = |name: &str, command: &str, session: &str| Case {
             name: label(name),
-            argv: vec![b.clone(), "hook".into(), "claude".into()],
+            argv: argv.clone(),
             stdin: Some(event(command, session, &dir)),
             env: env.clone(),
         };
-        cases.extend([
-            Case {
-                name: label("bashgate --version"),
-                argv: vec![b.clone(), "--version".into()],
-                stdin: None,
-                env: vec![],
-            },
-            Case {
+        cases.push(Case {
+            name: label("--version"),
+            argv: vec![b.clone(), "--version".into()],
+            stdin: None,
+            env: vec![],
+        });
+        if !hook_only {
+            cases.push(Case {
                 name: label("check, safe: ls -la | grep rs"),
                 argv: vec![
                     b.clone(),
@@ -171,7 +186,9 @@ fn main() {
                 ],
                 stdin: None,
                 env: env.clone(),
-            },
+            });
+        }
+        cases.extend([
             hook("hook, untainted, safe: ls -la", "ls -la", "clean"),
             hook("hook, untainted, unknown: make test", "make test", "clean"),
             hook(
