@@ -1,6 +1,7 @@
 //! Converts the gate's built-in tables (`data/*.toml`) to JSON at build
 //! time: they stay TOML files people edit, and the hook, which starts once
-//! per command, parses JSON, several times faster than TOML.
+//! per command, parses JSON, several times faster than TOML. The program
+//! names the destructive rules are about are listed as well.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -29,7 +30,32 @@ fn main() {
         let name = stem.to_uppercase();
         writeln!(consts, "/// gate/data/{stem}.toml as JSON.").unwrap();
         writeln!(consts, "pub const {name}: &str = {json:?};").unwrap();
+        if stem == "destructive" {
+            rule_names(&value, &mut consts);
+        }
     }
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(out.join("data_tables.rs"), consts).expect("OUT_DIR is writable");
+}
+
+/// The programs and program prefixes the destructive rules name, so that a
+/// command naming none of them is passed without parsing the table.
+fn rule_names(table: &toml::Value, consts: &mut String) {
+    for (key, name) in [
+        ("programs", "DESTRUCTIVE_PROGRAMS"),
+        ("program_prefixes", "DESTRUCTIVE_PROGRAM_PREFIXES"),
+    ] {
+        let mut names: Vec<&str> = table["rule"]
+            .as_array()
+            .expect("destructive.toml has [[rule]]s")
+            .iter()
+            .filter_map(|r| r.get(key).and_then(toml::Value::as_array))
+            .flatten()
+            .map(|n| n.as_str().expect("program names are strings"))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        writeln!(consts, "/// Every rule's `{key}` in destructive.toml.").unwrap();
+        writeln!(consts, "pub const {name}: &[&str] = &{names:?};").unwrap();
+    }
 }

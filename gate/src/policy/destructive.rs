@@ -124,6 +124,12 @@ impl PolicyLayer for Destructive {
 
 /// The first destructive thing a command does: where, what, what instead.
 fn find(b: &BashCall) -> Option<(String, String, String)> {
+    if !b.analysis.invocations.iter().any(named_by_a_rule)
+        && !b.analysis.redirects.iter().any(|r| r.writes())
+    {
+        // Nothing a rule is about: the tables need not be parsed.
+        return None;
+    }
     let data = &*DATA;
     let places = Places::new(b.cwd, data);
     for inv in &b.analysis.invocations {
@@ -153,6 +159,20 @@ fn find(b: &BashCall) -> Option<(String, String, String)> {
         }
     }
     None
+}
+
+/// Whether some rule names the program (build.rs lists every rule's
+/// programs and prefixes).
+fn named_by_a_rule(inv: &Invocation) -> bool {
+    inv.program.as_deref().is_some_and(|p| {
+        let name = base_name(p);
+        crate::data::DESTRUCTIVE_PROGRAMS
+            .binary_search(&name)
+            .is_ok()
+            || crate::data::DESTRUCTIVE_PROGRAM_PREFIXES
+                .iter()
+                .any(|x| name.starts_with(x))
+    })
 }
 
 impl Rule {
@@ -398,6 +418,29 @@ impl<'a> Places<'a> {
 mod tests {
     use super::*;
     use bashgate_analyzer::analyze;
+
+    #[test]
+    fn the_names_listed_at_build_time_are_the_rules_names() {
+        let mut programs: Vec<&str> = DATA
+            .rule
+            .iter()
+            .flat_map(|r| &r.programs)
+            .map(String::as_str)
+            .collect();
+        let mut prefixes: Vec<&str> = DATA
+            .rule
+            .iter()
+            .flat_map(|r| &r.program_prefixes)
+            .map(String::as_str)
+            .collect();
+        for names in [&mut programs, &mut prefixes] {
+            names.sort_unstable();
+            names.dedup();
+        }
+        assert_eq!(programs, crate::data::DESTRUCTIVE_PROGRAMS);
+        assert_eq!(prefixes, crate::data::DESTRUCTIVE_PROGRAM_PREFIXES);
+        assert!(programs.contains(&"rm") && !prefixes.is_empty());
+    }
 
     fn hit(cmd: &str) -> bool {
         let a = analyze(cmd);

@@ -16,6 +16,7 @@
 //! is known only at run time, and code for an interpreter that names a
 //! protected file.
 
+use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
@@ -112,40 +113,58 @@ enum Place {
 }
 
 pub struct SelfGuard {
-    protected: Vec<PathBuf>,
+    state_dir: PathBuf,
+    config_file: Option<PathBuf>,
+    cwd: PathBuf,
+    /// Worked out on first use: resolving each path costs system calls,
+    /// and most commands write nothing.
+    protected: OnceCell<Vec<PathBuf>>,
 }
 
 impl SelfGuard {
     pub fn new(state_dir: &Path, config_file: Option<&Path>, cwd: &Path) -> SelfGuard {
-        let mut protected = vec![state_dir.to_path_buf()];
-        protected.extend(config_file.map(Path::to_path_buf));
-        // Every configuration file that could come into force, not just
-        // the one in force now.
-        protected.extend(crate::config::candidate_files());
-        for p in [
-            crate::config::PROJECT_FILE,
-            crate::config::LOCAL_FILE,
-            ".claude/settings.json",
-            ".claude/settings.local.json",
-        ] {
-            protected.push(cwd.join(p));
+        SelfGuard {
+            state_dir: state_dir.to_path_buf(),
+            config_file: config_file.map(Path::to_path_buf),
+            cwd: cwd.to_path_buf(),
+            protected: OnceCell::new(),
         }
-        if let Some(h) = dirs::home_dir() {
-            protected.push(h.join(".claude/settings.json"));
-        }
-        let mut protected: Vec<PathBuf> = protected
-            .iter()
-            .filter_map(|p| resolve(cwd, &p.display().to_string()))
-            .collect();
-        protected.sort();
-        protected.dedup();
-        SelfGuard { protected }
+    }
+
+    /// Every protected path, resolved.
+    fn protected(&self) -> &[PathBuf] {
+        self.protected.get_or_init(|| {
+            let cwd = &self.cwd;
+            let mut protected = vec![self.state_dir.clone()];
+            protected.extend(self.config_file.clone());
+            // Every configuration file that could come into force, not just
+            // the one in force now.
+            protected.extend(crate::config::candidate_files());
+            for p in [
+                crate::config::PROJECT_FILE,
+                crate::config::LOCAL_FILE,
+                ".claude/settings.json",
+                ".claude/settings.local.json",
+            ] {
+                protected.push(cwd.join(p));
+            }
+            if let Some(h) = dirs::home_dir() {
+                protected.push(h.join(".claude/settings.json"));
+            }
+            let mut protected: Vec<PathBuf> = protected
+                .iter()
+                .filter_map(|p| resolve(cwd, &p.display().to_string()))
+                .collect();
+            protected.sort();
+            protected.dedup();
+            protected
+        })
     }
 
     /// Where a literal path lies relative to the protected ones.
     fn place(&self, cwd: &Path, written: &str) -> Option<Place> {
         let r = resolve(cwd, written)?;
-        if let Some(p) = self.protected.iter().find(|p| r.starts_with(p)) {
+        if let Some(p) = self.protected().iter().find(|p| r.starts_with(p)) {
             return Some(Place::Inside(p.clone()));
         }
         // A `.bashgate.toml` or `.claude/settings*.json` anywhere: the hook
@@ -167,7 +186,7 @@ impl SelfGuard {
             return Some(Place::Inside(at));
         }
         let under: Vec<PathBuf> = self
-            .protected
+            .protected()
             .iter()
             .filter(|p| p.starts_with(&r) && p.exists())
             .cloned()
@@ -192,7 +211,7 @@ impl SelfGuard {
             t => t.to_string(),
         };
         let mut under = Vec::new();
-        for p in &self.protected {
+        for p in self.protected() {
             let text = p.display().to_string();
             let literal = &abs[..abs.find(['*', '?', '[']).unwrap_or(abs.len())];
             // A glob expands only to files that exist.
@@ -416,7 +435,7 @@ impl SelfGuard {
                 return Some(m.to_string());
             }
         }
-        self.protected
+        self.protected()
             .iter()
             .map(|p| p.display().to_string())
             .find(|p| word.contains(p.as_str()))
