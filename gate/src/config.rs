@@ -710,6 +710,7 @@ fn user_config_dir() -> Option<PathBuf> {
 pub fn load(source: &Source) -> Result<Config, ConfigError> {
     let mut merged = toml::Table::new();
     let mut always_on = Config::default().always;
+    let mut only = None;
     for (kind, path) in &source.layers {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
             file: path.to_path_buf(),
@@ -719,6 +720,12 @@ pub fn load(source: &Source) -> Result<Config, ConfigError> {
         let layer = parse(&text, path)?;
         if !matches!(kind, LayerKind::Project | LayerKind::Local) {
             always_on = layer.always.clone();
+        }
+        // One file, the usual case, is its own merge: the hook then parses
+        // it once instead of three times.
+        if source.layers.len() == 1 {
+            only = Some(layer);
+            break;
         }
         let table: toml::Table = toml::from_str(&text).map_err(|e| ConfigError::Invalid {
             file: path.to_path_buf(),
@@ -731,8 +738,10 @@ pub fn load(source: &Source) -> Result<Config, ConfigError> {
     let Some(last) = source.path() else {
         return Ok(Config::default());
     };
-    let text = toml::to_string(&merged).unwrap_or_default();
-    let mut config = parse(&text, last)?;
+    let mut config = match only {
+        Some(config) => config,
+        None => parse(&toml::to_string(&merged).unwrap_or_default(), last)?,
+    };
     // A project's files (which come with the repository) cannot turn off
     // the always-on protections the user's file or the defaults keep on.
     config.always.reverse_shells |= always_on.reverse_shells;
@@ -1038,6 +1047,38 @@ mod tests {
 
     fn p(text: &str) -> Result<Config, ConfigError> {
         parse(text, Path::new("/x/.bashgate.toml"))
+    }
+
+    #[test]
+    fn one_file_loads_as_its_merge_with_nothing_would() {
+        let d = tempfile::tempdir().unwrap();
+        for (kind, text) in [
+            (
+                LayerKind::Project,
+                "on_error = \"deny\"\n[always]\nremote_code = false\n",
+            ),
+            (
+                LayerKind::Flag,
+                "profile = \"strict\"\n[cop]\napi_key_env = \"K\"\n",
+            ),
+            (
+                LayerKind::Project,
+                "[denylist]\ncommands = [\"git push\"]\n",
+            ),
+        ] {
+            let path = d.path().join("c.toml");
+            std::fs::write(&path, text).unwrap();
+            let source = Source {
+                layers: vec![(kind, path.clone())],
+            };
+            let merged = toml::to_string(&toml::from_str::<toml::Table>(text).unwrap()).unwrap();
+            let mut want = parse(&merged, &path).unwrap();
+            if kind == LayerKind::Project {
+                want.always.remote_code = true;
+            }
+            let got = load(&source).unwrap();
+            assert_eq!(format!("{got:?}"), format!("{want:?}"), "{text}");
+        }
     }
 
     #[test]
