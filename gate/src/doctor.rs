@@ -230,6 +230,14 @@ fn binary_problem(command: &str, path_var: Option<&str>) -> Option<String> {
                 "the hook program {first} does not exist or is not executable"
             ));
         }
+        // A command to run fenced is handed to the `bashgate` beside it.
+        if p.file_name().is_some_and(|n| n == crate::init::HOOK_BINARY)
+            && !is_executable(&p.with_file_name("bashgate"))
+        {
+            return Some(format!(
+                "{first} needs bashgate installed beside it (a fenced command runs through `bashgate run`)"
+            ));
+        }
     } else if !matches!(first.as_str(), "env" | "docker" | "podman" | "sh" | "bash")
         && on_path(&first, path_var).is_none()
     {
@@ -455,6 +463,23 @@ fn codex_trust_hash(event: &str, matcher: Option<&str>, hook: &Value) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_hook_binary_needs_bashgate_beside_it() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let hook = d.path().join(crate::init::HOOK_BINARY);
+        let gate = d.path().join("bashgate");
+        for p in [&hook, &gate] {
+            std::fs::write(p, "").unwrap();
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let command = format!("{} claude", hook.display());
+        assert_eq!(binary_problem(&command, None), None);
+        std::fs::remove_file(&gate).unwrap();
+        let why = binary_problem(&command, None).unwrap();
+        assert!(why.contains("needs bashgate installed beside it"), "{why}");
+    }
     use crate::init::{install, CODEX, GEMINI};
 
     #[test]
