@@ -231,7 +231,7 @@ fn binary_problem(command: &str, path_var: Option<&str>) -> Option<String> {
             ));
         }
         // A command to run fenced is handed to the `bashgate` beside it.
-        if p.file_name().is_some_and(|n| n == crate::init::HOOK_BINARY)
+        if p.file_name().is_some_and(|n| n == crate::hook::HOOK_BINARY)
             && !is_executable(&p.with_file_name("bashgate"))
         {
             return Some(format!(
@@ -468,7 +468,7 @@ mod tests {
     fn the_hook_binary_needs_bashgate_beside_it() {
         use std::os::unix::fs::PermissionsExt;
         let d = tempfile::tempdir().unwrap();
-        let hook = d.path().join(crate::init::HOOK_BINARY);
+        let hook = d.path().join(crate::hook::HOOK_BINARY);
         let gate = d.path().join("bashgate");
         for p in [&hook, &gate] {
             std::fs::write(p, "").unwrap();

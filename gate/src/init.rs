@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
+use crate::hook::HOOK_BINARY;
+
 /// The hook timeout written into the settings, in seconds. bashgate's own
 /// budget (`hook.budget_ms`, 50 s by default) stays under it.
 pub const HOOK_TIMEOUT_S: u64 = 60;
@@ -286,10 +288,6 @@ fn write_atomically(path: &Path, root: &Value) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {}", path.display(), e.error))?;
     Ok(())
 }
-
-/// The program that runs the hooks alone and starts sooner than
-/// `bashgate` (gate/src/bin/bashgate-hook.rs); installed beside it.
-pub const HOOK_BINARY: &str = "bashgate-hook";
 
 /// The command to put in the settings: `bashgate-hook CLIENT` when that
 /// program sits beside this executable, `bashgate hook CLIENT` otherwise,

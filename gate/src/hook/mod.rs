@@ -374,13 +374,17 @@ fn fenced_input(input: &Value, profile: &str, keeps_cwd: bool) -> Result<Value, 
     Ok(out)
 }
 
+/// The program that runs the hooks alone (gate/src/bin/bashgate-hook.rs),
+/// installed beside `bashgate`.
+pub const HOOK_BINARY: &str = "bashgate-hook";
+
 /// The `bashgate` program that runs a fenced command (`bashgate run`):
 /// this executable, or the one installed beside it when this is the hook
 /// binary (`bashgate-hook`, which has no `run`).
 fn gate_program() -> Result<PathBuf, String> {
     let exe = std::env::current_exe()
         .map_err(|e| format!("bashgate cannot find its own binary ({e})"))?;
-    if exe.file_name().is_none_or(|n| n != "bashgate-hook") {
+    if exe.file_name().is_none_or(|n| n != HOOK_BINARY) {
         return Ok(exe);
     }
     let gate = exe.with_file_name("bashgate");
