@@ -371,12 +371,14 @@ fn init_claude_writes_the_settings_claude_code_runs() {
 
     let settings = s.settings();
     assert_eq!(settings["permissions"], existing["permissions"]);
+    // The hook binary installed beside bashgate.
     let bin = bashgate_tests::claude_code::bashgate()
         .canonicalize()
-        .unwrap();
+        .unwrap()
+        .with_file_name(bashgate_tests::HOOK_BIN);
     let ours = json!({"matcher": "*", "hooks": [{
         "type": "command",
-        "command": format!("{} hook claude", bin.display()),
+        "command": format!("{} claude", bin.display()),
         "timeout": 60,
     }]});
     assert_eq!(settings["hooks"]["PreToolUse"], json!([ours]));
