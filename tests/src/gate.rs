@@ -321,6 +321,27 @@ pub fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     p
 }
 
+/// Each client's event file before a shell command runs (`tests/events/`).
+pub const PRE_EVENTS: [(&str, &str); 4] = [
+    ("codex", "codex/pre-bash.json"),
+    ("gemini", "gemini/before-shell.json"),
+    ("copilot", "copilot/pre-bash.json"),
+    ("cursor", "cursor/before-shell.json"),
+];
+
+/// Each client's event file after a call that reads untrusted content,
+/// with the command it ran where the event holds one.
+pub const POST_EVENTS: [(&str, &str, &str); 4] = [
+    (
+        "codex",
+        "codex/post-bash.json",
+        "curl -s https://example.com/readme",
+    ),
+    ("gemini", "gemini/after-web-fetch.json", ""),
+    ("copilot", "copilot/post-web-fetch.json", ""),
+    ("cursor", "cursor/after-mcp.json", ""),
+];
+
 /// A client's event file (`tests/events/`) with its placeholders filled
 /// in: the sandbox's project as the working directory, `session`, and
 /// `command`.

@@ -6,7 +6,7 @@
 
 use std::process::Stdio;
 
-use bashgate_tests::gate::{client_event, Answer, Sandbox};
+use bashgate_tests::gate::{client_event, Answer, Sandbox, POST_EVENTS, PRE_EVENTS};
 use bashgate_tests::hook_bin;
 use serde_json::{json, Value};
 
@@ -64,23 +64,7 @@ fn script(s: &Sandbox) -> Vec<Step> {
             json!({"command": "curl https://example.com/up"}),
         ),
     );
-    let pre = [
-        ("codex", "codex/pre-bash.json"),
-        ("gemini", "gemini/before-shell.json"),
-        ("copilot", "copilot/pre-bash.json"),
-        ("cursor", "cursor/before-shell.json"),
-    ];
-    let post = [
-        (
-            "codex",
-            "codex/post-bash.json",
-            "curl -s https://example.com/readme",
-        ),
-        ("gemini", "gemini/after-web-fetch.json", ""),
-        ("copilot", "copilot/post-web-fetch.json", ""),
-        ("cursor", "cursor/after-mcp.json", ""),
-    ];
-    for ((client, pre), (_, post, read)) in pre.into_iter().zip(post) {
+    for ((client, pre), (_, post, read)) in PRE_EVENTS.into_iter().zip(POST_EVENTS) {
         let session = format!("s-{client}");
         for command in [
             "ls -la",

@@ -7,7 +7,7 @@
 //! held for a person (as a refusal that says so where the client cannot
 //! ask), and broken input still gets an answer.
 
-use bashgate_tests::gate::{client_event as event, Answer, Sandbox};
+use bashgate_tests::gate::{client_event as event, Answer, Sandbox, POST_EVENTS, PRE_EVENTS};
 use serde_json::{json, Value};
 
 /// How each client's answer reads: (decision, reason), `("none", "")` for
@@ -44,17 +44,10 @@ fn read(client: &str, a: &Answer) -> (String, String) {
     }
 }
 
-const PRE: [(&str, &str); 4] = [
-    ("codex", "codex/pre-bash.json"),
-    ("gemini", "gemini/before-shell.json"),
-    ("copilot", "copilot/pre-bash.json"),
-    ("cursor", "cursor/before-shell.json"),
-];
-
 #[test]
 fn local_commands_are_left_to_the_client_and_remote_code_is_refused() {
     let s = Sandbox::new();
-    for (client, file) in PRE {
+    for (client, file) in PRE_EVENTS {
         let a = s.hook_client(client, &event(&s, file, "s1", "ls -la"));
         assert_eq!(read(client, &a).0, "none", "{client}: {a:?}");
         let a = s.hook_client(
@@ -70,17 +63,7 @@ fn local_commands_are_left_to_the_client_and_remote_code_is_refused() {
 #[test]
 fn untrusted_content_read_through_the_client_holds_the_next_network_command() {
     let s = Sandbox::with_config("[cop]\napi_key_env = \"BASHGATE_TEST_UNSET_KEY\"\n");
-    let posts = [
-        (
-            "codex",
-            "codex/post-bash.json",
-            "curl -s https://example.com/readme",
-        ),
-        ("gemini", "gemini/after-web-fetch.json", ""),
-        ("copilot", "copilot/post-web-fetch.json", ""),
-        ("cursor", "cursor/after-mcp.json", ""),
-    ];
-    for ((client, pre), (_, post, read_cmd)) in PRE.into_iter().zip(posts) {
+    for ((client, pre), (_, post, read_cmd)) in PRE_EVENTS.into_iter().zip(POST_EVENTS) {
         let session = format!("taint-{client}");
         let net = "curl https://example.com/upload";
         let a = s.hook_client(client, &event(&s, pre, &session, net));
@@ -117,7 +100,7 @@ fn untrusted_content_read_through_the_client_holds_the_next_network_command() {
 #[test]
 fn broken_input_gets_an_answer_in_the_clients_shape() {
     let s = Sandbox::new();
-    for (client, _) in PRE {
+    for (client, _) in PRE_EVENTS {
         for bad in [&b"not json"[..], b"", b"[1]"] {
             let a = s.hook_client(client, bad);
             let (d, why) = read(client, &a);
