@@ -231,9 +231,7 @@ fn binary_problem(command: &str, path_var: Option<&str>) -> Option<String> {
             ));
         }
         // A command to run fenced is handed to the `bashgate` beside it.
-        if p.file_name().is_some_and(|n| n == crate::hook::HOOK_BINARY)
-            && !is_executable(&p.with_file_name("bashgate"))
-        {
+        if !is_executable(&crate::hook::fence_runner(p)) {
             return Some(format!(
                 "{first} needs bashgate installed beside it (a fenced command runs through `bashgate run`)"
             ));
@@ -463,6 +461,7 @@ fn codex_trust_hash(event: &str, matcher: Option<&str>, hook: &Value) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::init::{install, CODEX, GEMINI};
 
     #[test]
     fn the_hook_binary_needs_bashgate_beside_it() {
@@ -480,7 +479,6 @@ mod tests {
         let why = binary_problem(&command, None).unwrap();
         assert!(why.contains("needs bashgate installed beside it"), "{why}");
     }
-    use crate::init::{install, CODEX, GEMINI};
 
     #[test]
     fn reports_wired_broken_and_missing() {

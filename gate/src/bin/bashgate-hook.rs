@@ -7,7 +7,7 @@
 //! its PostgreSQL store and HTTP server, the audit reader, the fence's
 //! runner. A client starts the hook once per tool call, and a process
 //! starts faster the less it has to map and relocate: this one answers
-//! about 0.5 ms sooner (docs/performance.md). `bashgate init` writes it
+//! about 0.3 ms sooner (docs/performance.md). `bashgate init` writes it
 //! into the clients' settings when it sits beside `bashgate`.
 //!
 //! Usage: `bashgate-hook [--config PATH] CLIENT [--remote URL]`, where

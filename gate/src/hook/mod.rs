@@ -378,16 +378,12 @@ fn fenced_input(input: &Value, profile: &str, keeps_cwd: bool) -> Result<Value, 
 /// installed beside `bashgate`.
 pub const HOOK_BINARY: &str = "bashgate-hook";
 
-/// The `bashgate` program that runs a fenced command (`bashgate run`):
-/// this executable, or the one installed beside it when this is the hook
-/// binary (`bashgate-hook`, which has no `run`).
+/// The `bashgate` program that runs a fenced command (`bashgate run`) for
+/// this hook: see [`fence_runner`].
 fn gate_program() -> Result<PathBuf, String> {
     let exe = std::env::current_exe()
         .map_err(|e| format!("bashgate cannot find its own binary ({e})"))?;
-    if exe.file_name().is_none_or(|n| n != HOOK_BINARY) {
-        return Ok(exe);
-    }
-    let gate = exe.with_file_name("bashgate");
+    let gate = fence_runner(&exe);
     if gate.is_file() {
         Ok(gate)
     } else {
@@ -395,6 +391,17 @@ fn gate_program() -> Result<PathBuf, String> {
             "bashgate, which runs it, is not installed beside {}",
             exe.display()
         ))
+    }
+}
+
+/// The program that runs a fenced command for the hook program `exe`:
+/// `exe` itself, or the `bashgate` installed beside it when `exe` is the
+/// hook binary (which has no `run`).
+pub fn fence_runner(exe: &Path) -> PathBuf {
+    if exe.file_name().is_some_and(|n| n == HOOK_BINARY) {
+        exe.with_file_name("bashgate")
+    } else {
+        exe.to_path_buf()
     }
 }
 

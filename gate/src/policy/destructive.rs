@@ -421,22 +421,14 @@ mod tests {
 
     #[test]
     fn the_names_listed_at_build_time_are_the_rules_names() {
-        let mut programs: Vec<&str> = DATA
-            .rule
-            .iter()
-            .flat_map(|r| &r.programs)
-            .map(String::as_str)
-            .collect();
-        let mut prefixes: Vec<&str> = DATA
-            .rule
-            .iter()
-            .flat_map(|r| &r.program_prefixes)
-            .map(String::as_str)
-            .collect();
-        for names in [&mut programs, &mut prefixes] {
+        let names = |of: fn(&Rule) -> &Vec<String>| {
+            let mut names: Vec<&str> = DATA.rule.iter().flat_map(of).map(String::as_str).collect();
             names.sort_unstable();
             names.dedup();
-        }
+            names
+        };
+        let programs = names(|r| &r.programs);
+        let prefixes = names(|r| &r.program_prefixes);
         assert_eq!(programs, crate::data::DESTRUCTIVE_PROGRAMS);
         assert_eq!(prefixes, crate::data::DESTRUCTIVE_PROGRAM_PREFIXES);
         assert!(programs.contains(&"rm") && !prefixes.is_empty());
