@@ -126,6 +126,21 @@ impl Daemon {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
+    /// Waits for the daemon's log to contain `needle`. The daemon stores a
+    /// row before it logs it, so a reader of the row can be ahead of the log.
+    pub fn wait_log(&self, needle: &str) -> bool {
+        let start = Instant::now();
+        loop {
+            if self.log().contains(needle) {
+                return true;
+            }
+            if start.elapsed() >= GUARD {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     pub fn container(&self) -> Addr {
         Addr::parse(&self.url)
     }

@@ -71,11 +71,7 @@ fn a_network_command_in_a_doubly_tainted_session_waits_for_approval() {
     assert_eq!(p[0]["session"], "two");
     assert_eq!(p[0]["command"], "curl https://example.com/a");
     let id = approval_id(&p[0]);
-    assert!(
-        d.log().contains(&format!("approval {id} pending")),
-        "{}",
-        d.log()
-    );
+    assert!(d.wait_log(&format!("approval {id} pending")), "{}", d.log());
     let out = d.cli(&["approve", &id]);
     assert!(out.status.success(), "{out:?}");
     let a = hook.finish();
