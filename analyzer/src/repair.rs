@@ -46,15 +46,22 @@ pub fn find(tree: &Tree, text: &str) -> Found {
     let heredoc = has_heredoc(text);
     let mut cursor = tree.walk();
     let mut stack = vec![tree.root_node()];
+    // Each node's children, listed once and shared by every check on it:
+    // walking them is most of what this pass costs.
+    let mut kids: Vec<Node> = Vec::new();
     while let Some(n) = stack.pop() {
+        kids.clear();
+        if n.child_count() > 0 {
+            kids.extend(n.children(&mut cursor));
+        }
         match n.kind() {
             "heredoc_start" => delimiter(n, text, &mut found),
             "heredoc_redirect" => {
-                heredoc_in_substitution(n, text, &mut found);
-                heredoc_end_matches(n, text, &mut found);
-                stack.extend(n.children(&mut cursor));
+                heredoc_in_substitution(n, &kids, text, &mut found);
+                heredoc_end_matches(n, &kids, text, &mut found);
+                stack.extend_from_slice(&kids);
             }
-            "word" if n.child_count() == 0 => newline_in_word(n, text, heredoc, &mut found),
+            "word" if kids.is_empty() => newline_in_word(n, text, heredoc, &mut found),
             "command_substitution" => {
                 let body = text.get(n.start_byte()..n.end_byte()).unwrap_or("");
                 if body.starts_with('`') {
@@ -67,21 +74,21 @@ pub fn find(tree: &Tree, text: &str) -> Found {
                         continue;
                     }
                 }
-                skipped_text(n, text, &mut found);
-                stack.extend(n.children(&mut cursor));
+                skipped_text(n, &kids, text, &mut found);
+                stack.extend_from_slice(&kids);
             }
             "ansi_c_string" => quote_extent(n, text, "$'", b'\'', &mut found),
             "command" | "declaration_command" | "unset_command" => {
-                newline_between_words(n, text, heredoc, &mut found);
-                skipped_text(n, text, &mut found);
-                split_word(n, text, &mut found);
-                stack.extend(n.children(&mut cursor));
+                newline_between_words(n, &kids, text, heredoc, &mut found);
+                skipped_text(n, &kids, text, &mut found);
+                split_word(&kids, text, &mut found);
+                stack.extend_from_slice(&kids);
             }
             "string" | "heredoc_body" | "heredoc_content" | "raw_string" | "translated_string"
-            | "comment" => stack.extend(n.children(&mut cursor)),
+            | "comment" => stack.extend_from_slice(&kids),
             _ => {
-                skipped_text(n, text, &mut found);
-                stack.extend(n.children(&mut cursor));
+                skipped_text(n, &kids, text, &mut found);
+                stack.extend_from_slice(&kids);
             }
         }
     }
@@ -95,11 +102,10 @@ const SKIPPED: &str =
 /// line continuations; anything else is text tree-sitter dropped that bash
 /// reads (`a | \  while ...`: bash's next command is a one-space word, and
 /// the line is a syntax error).
-fn skipped_text(n: Node, text: &str, found: &mut Found) {
-    if n.child_count() == 0 {
+fn skipped_text(n: Node, kids: &[Node], text: &str, found: &mut Found) {
+    if kids.is_empty() {
         return;
     }
-    let mut cursor = n.walk();
     let mut from = n.start_byte();
     let check = |a: usize, b: usize, found: &mut Found| {
         let Some(gap) = text.get(a..b) else {
@@ -116,7 +122,7 @@ fn skipped_text(n: Node, text: &str, found: &mut Found) {
             });
         }
     };
-    for child in n.children(&mut cursor) {
+    for child in kids {
         if child.start_byte() > from {
             check(from, child.start_byte(), found);
         }
@@ -134,10 +140,9 @@ const SPLIT: &str = "one word the parser split in two: bash reads the touching p
 /// line continuation inside a word: bash removes `\⏎` before it splits
 /// words), and the arguments it then sees are not the ones bash passes.
 /// Redirections may touch a word (`echo x>y`).
-fn split_word(n: Node, text: &str, found: &mut Found) {
-    let mut cursor = n.walk();
-    let mut prev: Option<Node> = None;
-    for child in n.children(&mut cursor) {
+fn split_word(kids: &[Node], text: &str, found: &mut Found) {
+    let mut prev: Option<&Node> = None;
+    for child in kids {
         if let Some(p) = prev {
             let wordy = |k: &str| !k.ends_with("redirect") && k != "<<<" && k != ";";
             let gap = text.get(p.end_byte()..child.start_byte()).unwrap_or(" ");
@@ -226,10 +231,8 @@ fn newline_in_word(n: Node, text: &str, heredoc: bool, found: &mut Found) {
 /// takes a newline for a blank: `a | b | head⏎A=1 curl x 2>/dev/null` is
 /// read as `head A=1 curl x`. An unescaped newline between two words of one
 /// simple command always ends it in bash.
-fn newline_between_words(n: Node, text: &str, heredoc: bool, found: &mut Found) {
-    let mut cursor = n.walk();
-    let children: Vec<Node> = n.children(&mut cursor).collect();
-    for pair in children.windows(2) {
+fn newline_between_words(n: Node, kids: &[Node], text: &str, heredoc: bool, found: &mut Found) {
+    for pair in kids.windows(2) {
         let (from, to) = (pair[0].end_byte(), pair[1].start_byte());
         let Some(gap) = text.get(from..to) else {
             continue;
@@ -273,9 +276,7 @@ fn newline_between_words(n: Node, text: &str, heredoc: bool, found: &mut Found) 
 
 /// The line that ends the body must be the delimiter bash uses; where the
 /// grammar ended it elsewhere, its body (and what follows) is not bash's.
-fn heredoc_end_matches(n: Node, text: &str, found: &mut Found) {
-    let mut cursor = n.walk();
-    let kids: Vec<Node> = n.children(&mut cursor).collect();
+fn heredoc_end_matches(n: Node, kids: &[Node], text: &str, found: &mut Found) {
     let part = |kind: &str| {
         kids.iter()
             .find(|c| c.kind() == kind)
@@ -305,7 +306,7 @@ fn heredoc_end_matches(n: Node, text: &str, found: &mut Found) {
 /// other versions run two commands. Only a here-document that ends the
 /// substitution (`"$(cat <<'EOF' ... EOF⏎)"`, the usual commit message) reads
 /// the same everywhere.
-fn heredoc_in_substitution(n: Node, text: &str, found: &mut Found) {
+fn heredoc_in_substitution(n: Node, kids: &[Node], text: &str, found: &mut Found) {
     let mut up = n.parent();
     while let Some(p) = up {
         if matches!(p.kind(), "command_substitution" | "process_substitution") {
@@ -316,9 +317,8 @@ fn heredoc_in_substitution(n: Node, text: &str, found: &mut Found) {
     let Some(subst) = up else {
         return;
     };
-    let mut cursor = n.walk();
-    let start_end = n
-        .children(&mut cursor)
+    let start_end = kids
+        .iter()
         .find(|c| c.kind() == "heredoc_start")
         .map_or(n.start_byte(), |c| c.end_byte());
     let line_end = text[start_end..]
