@@ -2,6 +2,7 @@
 //! to the engine.
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -11,7 +12,7 @@ pub struct ToolCall<'a> {
     pub tool: &'a str,
     pub input: &'a Value,
     /// Whether the surface can run this call fenced.
-    pub fence: &'a Fence,
+    pub fence: &'a FenceOffer<'a>,
 }
 
 /// Whether the surface that asks can run a Bash command under `bashgate
@@ -47,6 +48,58 @@ impl Fence {
     /// For surfaces that never deliver confinement (the CLI's `check`).
     pub fn not_offered() -> Fence {
         Fence::Unavailable("this surface does not run commands".into())
+    }
+}
+
+/// A surface's [`Fence`], found out when a decision first needs it. A hook
+/// finds out by reading files and asking the kernel, which a provably local
+/// command in a clean session never needs.
+pub struct FenceOffer<'a> {
+    known: OnceLock<Fence>,
+    probe: Option<&'a (dyn Fn() -> Fence + Sync)>,
+}
+
+impl<'a> FenceOffer<'a> {
+    /// An offer the surface already knows.
+    pub fn known(fence: Fence) -> Self {
+        FenceOffer {
+            known: OnceLock::from(fence),
+            probe: None,
+        }
+    }
+
+    /// An offer `probe` finds out, at most once, when first asked.
+    pub fn probed(probe: &'a (dyn Fn() -> Fence + Sync)) -> Self {
+        FenceOffer {
+            known: OnceLock::new(),
+            probe: Some(probe),
+        }
+    }
+
+    /// An offer nobody asks (confinement off): not offered if asked.
+    pub const fn unasked() -> Self {
+        FenceOffer {
+            known: OnceLock::new(),
+            probe: None,
+        }
+    }
+
+    pub fn get(&self) -> &Fence {
+        self.known
+            .get_or_init(|| self.probe.map_or_else(Fence::not_offered, |probe| probe()))
+    }
+
+    pub fn offered(&self) -> bool {
+        *self.get() == Fence::Offered
+    }
+}
+
+impl std::fmt::Debug for FenceOffer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.known.get() {
+            Some(fence) => fence.fmt(f),
+            None => f.write_str("FenceOffer(not asked yet)"),
+        }
     }
 }
 

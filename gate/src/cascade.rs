@@ -20,7 +20,7 @@
 
 use bashgate_analyzer::Verdict;
 
-use crate::call::Fence;
+use crate::call::{Fence, FenceOffer};
 use crate::config::{ConfineWhen, OnError};
 use crate::cop::CopResult;
 use crate::decision::{Decision, Layer};
@@ -31,27 +31,34 @@ use crate::taint::Taint;
 #[derive(Debug, Clone, Copy)]
 pub struct Fencing<'a> {
     pub when: ConfineWhen,
-    /// Whether the surface can run this command fenced.
-    pub offer: &'a Fence,
+    /// Whether the surface can run this command fenced, asked only for a
+    /// command that could run fenced.
+    pub offer: &'a FenceOffer<'a>,
 }
+
+/// The offer of a table with confinement off, which never asks it.
+static NOT_ASKED: FenceOffer<'static> = FenceOffer::unasked();
 
 impl Fencing<'_> {
     /// No confinement: the seed's table as it was.
     pub const OFF: Fencing<'static> = Fencing {
         when: ConfineWhen::Never,
-        offer: &Fence::Offered,
+        offer: &NOT_ASKED,
     };
 
     fn ready(&self) -> bool {
-        self.when != ConfineWhen::Never && *self.offer == Fence::Offered
+        self.when != ConfineWhen::Never && self.offer.offered()
     }
 
     /// Why a command that could have run fenced goes to the Cop or the
     /// person instead, for the reason (empty when confinement is off).
     fn missing(&self) -> String {
-        match (self.when, self.offer) {
-            (ConfineWhen::Never, _) | (_, Fence::Offered) => String::new(),
-            (_, Fence::Unavailable(why)) => {
+        if self.when == ConfineWhen::Never {
+            return String::new();
+        }
+        match self.offer.get() {
+            Fence::Offered => String::new(),
+            Fence::Unavailable(why) => {
                 format!(" It could not run fenced instead: {why}.")
             }
         }
@@ -280,7 +287,18 @@ mod tests {
     }
 
     fn fenced(v: Verdict, t: Taint, when: ConfineWhen, offer: &Fence) -> Decision {
-        decide(v, t, "`x`", OnError::Ask, Fencing { when, offer }, never)
+        let offer = FenceOffer::known(offer.clone());
+        decide(
+            v,
+            t,
+            "`x`",
+            OnError::Ask,
+            Fencing {
+                when,
+                offer: &offer,
+            },
+            never,
+        )
     }
 
     #[test]
@@ -303,7 +321,7 @@ mod tests {
             OnError::Ask,
             Fencing {
                 when: ConfineWhen::Always,
-                offer: &Fence::Offered,
+                offer: &FenceOffer::known(Fence::Offered),
             },
             never,
         );
@@ -315,11 +333,43 @@ mod tests {
             OnError::Ask,
             Fencing {
                 when: ConfineWhen::Tainted,
-                offer: &Fence::Offered,
+                offer: &FenceOffer::known(Fence::Offered),
             },
             clear,
         );
         assert_eq!((d.permission, d.confined), (Allow, false));
+    }
+
+    #[test]
+    fn only_a_command_that_could_run_fenced_asks_whether_it_can() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let asked = AtomicUsize::new(0);
+        let probe = || {
+            asked.fetch_add(1, Ordering::Relaxed);
+            Fence::Offered
+        };
+        let offer = FenceOffer::probed(&probe);
+        let fencing = Fencing {
+            when: ConfineWhen::Tainted,
+            offer: &offer,
+        };
+        for v in [Verdict::Safe, Verdict::Unknown, Verdict::Network] {
+            let d = decide(v, NONE, "`x`", OnError::Ask, fencing, never);
+            assert_eq!((d.permission, d.confined), (Allow, false));
+        }
+        assert_eq!(asked.load(Ordering::Relaxed), 0, "a clean session asked");
+        for _ in 0..2 {
+            let d = decide(
+                Verdict::Unknown,
+                CORRUPT,
+                "`x`",
+                OnError::Ask,
+                fencing,
+                never,
+            );
+            assert_eq!((d.permission, d.confined), (Allow, true));
+        }
+        assert_eq!(asked.load(Ordering::Relaxed), 1, "asked once, then known");
     }
 
     #[test]
@@ -346,7 +396,7 @@ mod tests {
             OnError::Ask,
             Fencing {
                 when: ConfineWhen::Tainted,
-                offer: &gone,
+                offer: &FenceOffer::known(gone.clone()),
             },
             || CopResult::Unavailable("no key".into()),
         );
@@ -366,7 +416,7 @@ mod tests {
             OnError::Ask,
             Fencing {
                 when: ConfineWhen::Never,
-                offer: &Fence::Offered,
+                offer: &FenceOffer::known(Fence::Offered),
             },
             || CopResult::Unavailable("no key".into()),
         );

@@ -413,7 +413,7 @@ impl Gate {
                 // like an unknown command (gate/data/fence.toml).
                 let verdict = if verdict == Verdict::Network
                     && self.config.confine.when != crate::config::ConfineWhen::Never
-                    && *call.tool.fence == crate::call::Fence::Offered
+                    && call.tool.fence.offered()
                     && crate::fence::confinable(b.analysis)
                 {
                     Verdict::Unknown
@@ -452,7 +452,7 @@ impl Gate {
     ) -> Decision {
         if !self.config.taint.cascade {
             if self.config.confine.when == crate::config::ConfineWhen::Always
-                && *call.tool.fence == crate::call::Fence::Offered
+                && call.tool.fence.offered()
                 && verdict != Verdict::Network
             {
                 return Decision::allow_confined(
@@ -475,7 +475,7 @@ impl Gate {
             Err(e)
                 if verdict == Verdict::Unknown
                     && self.config.confine.when != crate::config::ConfineWhen::Never
-                    && *call.tool.fence == crate::call::Fence::Offered =>
+                    && call.tool.fence.offered() =>
             {
                 Decision::allow_confined(
                     Layer::Cascade,
@@ -577,7 +577,7 @@ mod tests {
             cwd,
             tool,
             input: &input,
-            fence: &crate::call::Fence::not_offered(),
+            fence: &crate::call::FenceOffer::known(crate::call::Fence::not_offered()),
         })
         .decision
     }
@@ -652,7 +652,7 @@ mod tests {
                 cwd: t.path(),
                 tool,
                 input: &input,
-                fence: &crate::call::Fence::not_offered(),
+                fence: &crate::call::FenceOffer::known(crate::call::Fence::not_offered()),
             })
             .unwrap();
         }
@@ -681,7 +681,7 @@ mod tests {
                 cwd: t.path(),
                 tool: "Bash",
                 input: &input,
-                fence: &crate::call::Fence::not_offered(),
+                fence: &crate::call::FenceOffer::known(crate::call::Fence::not_offered()),
             });
             assert_eq!(s.iter().any(|s| s.flag == "secret"), secret, "{cmd}");
             assert_eq!(s.iter().any(|s| s.flag == "corruption"), corrupt, "{cmd}");

@@ -33,35 +33,52 @@ pub fn run(input: impl BufRead, output: impl Write) -> io::Result<()> {
     out.flush()
 }
 
-/// The output lines of one batch, whose first line is line `done + 1`: the
-/// batch is cut into one run of lines per thread.
+/// Lines a worker claims at a time: small enough that the threads finish a
+/// batch together whatever its lines cost, large enough that claiming is
+/// rare.
+const CLAIM: usize = 32;
+
+/// The output lines of one batch, whose first line is line `done + 1`. The
+/// threads claim runs of [`CLAIM`] lines in turn, so one slow run of lines
+/// does not leave the other cores idle.
 fn annotate_batch(batch: &[Vec<u8>], done: usize, threads: usize) -> Vec<Vec<u8>> {
-    let per_thread = batch.len().div_ceil(threads).max(1);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = batch
-            .chunks(per_thread)
-            .enumerate()
-            .map(|(i, lines)| {
-                scope.spawn(move || {
-                    lines
-                        .iter()
-                        .enumerate()
-                        .map(|(j, line)| {
-                            let line = line.strip_suffix(b"\r").unwrap_or(line);
-                            let value = annotate(line, done + i * per_thread + j + 1);
-                            let mut text = serde_json::to_vec(&value).unwrap_or_default();
-                            text.push(b'\n');
-                            text
-                        })
-                        .collect::<Vec<_>>()
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let claims = batch.len().div_ceil(CLAIM);
+    let work = || {
+        let mut mine: Vec<(usize, Vec<Vec<u8>>)> = Vec::new();
+        loop {
+            let claim = next.fetch_add(1, Ordering::Relaxed);
+            if claim >= claims {
+                return mine;
+            }
+            let first = claim * CLAIM;
+            let lines = &batch[first..(first + CLAIM).min(batch.len())];
+            let texts = lines
+                .iter()
+                .enumerate()
+                .map(|(j, line)| {
+                    let line = line.strip_suffix(b"\r").unwrap_or(line);
+                    let value = annotate(line, done + first + j + 1);
+                    let mut text = serde_json::to_vec(&value).unwrap_or_default();
+                    text.push(b'\n');
+                    text
                 })
-            })
+                .collect();
+            mine.push((claim, texts));
+        }
+    };
+    let mut runs: Vec<(usize, Vec<Vec<u8>>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.min(claims).max(1))
+            .map(|_| scope.spawn(work))
             .collect();
         workers
             .into_iter()
             .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
-    })
+    });
+    runs.sort_unstable_by_key(|(claim, _)| *claim);
+    runs.into_iter().flat_map(|(_, texts)| texts).collect()
 }
 
 /// The output object for one input line.

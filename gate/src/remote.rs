@@ -209,7 +209,7 @@ async fn ask_daemon(
     let timeout = Duration::from_millis(config.remote.timeout_ms);
     let mut body = body(call);
     // Whether the fence can be set up here, where the command runs.
-    body["fence"] = json!(call.fence.wire());
+    body["fence"] = json!(call.fence.get().wire());
     let a = match call_within(
         timeout,
         target,

@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use bashgate::audit::{Audit, Record};
-use bashgate::call::Fence;
+use bashgate::call::{Fence, FenceOffer};
 use bashgate::config::{self, OnError};
 use bashgate::decision::{Decision, Layer, Permission};
 use bashgate::engine::{Gate, ToolCall};
@@ -160,7 +160,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
                         cwd: &cwd,
                         tool: ev.tool.as_deref()?,
                         input: &ev.input,
-                        fence: &Fence::not_offered(),
+                        fence: &FenceOffer::known(Fence::not_offered()),
                     };
                     Gate::always_on(&call)
                 });
@@ -252,12 +252,16 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         }
         return;
     };
+    // What the probe needs, copied out: the engine takes the configuration.
+    let confine = config.confine.clone();
+    let state_dir = config.state_dir();
+    let probe = move || fence_offer(&confine, &state_dir);
     let fence = if event.kind != Kind::Pre {
-        Fence::not_offered()
+        FenceOffer::known(Fence::not_offered())
     } else if !P::CAN_REWRITE {
-        Fence::Unavailable("this client cannot run a rewritten command without bashgate approving it in the person's place".into())
+        FenceOffer::known(Fence::Unavailable("this client cannot run a rewritten command without bashgate approving it in the person's place".into()))
     } else {
-        fence_offer(&config)
+        FenceOffer::probed(&probe)
     };
     let call = ToolCall {
         session,
@@ -347,11 +351,11 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
 
 /// Whether this hook can run a command fenced on this machine: the
 /// configuration wants it and the kernel offers the profile's layers.
-fn fence_offer(config: &config::Config) -> Fence {
-    if config.confine.when == config::ConfineWhen::Never {
+fn fence_offer(confine: &config::ConfineConfig, state_dir: &std::path::Path) -> Fence {
+    if confine.when == config::ConfineWhen::Never {
         return Fence::Unavailable("confine.when = \"never\"".into());
     }
-    match bashgate::fence::probe_cached(&config.state_dir()).can_run(&config.confine.profile) {
+    match bashgate::fence::probe_cached(state_dir).can_run(&confine.profile) {
         Ok(()) => Fence::Offered,
         Err(why) => Fence::Unavailable(why),
     }

@@ -28,7 +28,7 @@ use serde_json::{json, Value};
 
 use super::{approvals, blocking, ApiError, ApiJson, ApiResult, App};
 use bashgate::audit::Record;
-use bashgate::call::Fence;
+use bashgate::call::{Fence, FenceOffer};
 use bashgate::decision::Permission;
 use bashgate::engine::{Gate, ToolCall};
 use bashgate::store::{token_hash, DaemonSessions};
@@ -174,7 +174,7 @@ async fn check(
             .tool_name
             .filter(|t| !t.is_empty())
             .unwrap_or("Bash".into());
-        let fence = Fence::from_wire(body.fence.as_deref());
+        let fence = FenceOffer::known(Fence::from_wire(body.fence.as_deref()));
         let call = ToolCall {
             session: &session,
             cwd: &cwd,
@@ -300,7 +300,7 @@ async fn report_taint(
                     cwd: &cwd,
                     tool: &tool,
                     input: &input,
-                    fence: &Fence::not_offered(),
+                    fence: &FenceOffer::known(Fence::not_offered()),
                 };
                 with_gate(&app, |g| g.record(&call))
                     .map_err(|e| ApiError::internal(e.to_string()))?
