@@ -342,7 +342,9 @@ impl Catalog {
                 continue;
             }
             let first = rel.split('/').next().unwrap_or(rel);
-            if arg.contains(whole) {
+            // (The length test first: setting up a substring search costs
+            // more than most arguments are long.)
+            if whole.len() <= arg.len() && arg.contains(whole) {
                 return Some(whole);
             }
             if first.starts_with('.') && first.len() > 1 && contains_component(arg, first) {

@@ -111,10 +111,7 @@ fn skipped_text(n: Node, kids: &[Node], text: &str, found: &mut Found) {
         let Some(gap) = text.get(a..b) else {
             return;
         };
-        let blank = gap.split("\\\n").all(|part| {
-            part.bytes()
-                .all(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
-        });
+        let blank = only_continuations_and(gap, |c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'));
         if !blank {
             found.unrepaired.push(Disagreement {
                 span: Span::new(a, b),
@@ -146,7 +143,7 @@ fn split_word(kids: &[Node], text: &str, found: &mut Found) {
         if let Some(p) = prev {
             let wordy = |k: &str| !k.ends_with("redirect") && k != "<<<" && k != ";";
             let gap = text.get(p.end_byte()..child.start_byte()).unwrap_or(" ");
-            let touching = gap.split("\\\n").all(str::is_empty);
+            let touching = only_continuations_and(gap, |_| false);
             if touching && wordy(p.kind()) && wordy(child.kind()) {
                 found.unrepaired.push(Disagreement {
                     span: Span::new(p.start_byte(), child.end_byte()),
@@ -190,6 +187,24 @@ fn quote_extent(n: Node, text: &str, open: &str, close: u8, found: &mut Found) {
             why: QUOTE_END,
         });
     }
+}
+
+/// Whether `gap` holds nothing but line continuations (`\\⏎`) and bytes
+/// `also` accepts. (Splitting at `"\\\n"` said the same, at the cost of a
+/// substring search set up for every gap.)
+fn only_continuations_and(gap: &str, also: impl Fn(u8) -> bool) -> bool {
+    let b = gap.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && b.get(i + 1) == Some(&b'\n') {
+            i += 2;
+        } else if also(b[i]) {
+            i += 1;
+        } else {
+            return false;
+        }
+    }
+    true
 }
 
 pub fn apply(text: &str, edits: &[Edit]) -> String {
@@ -241,7 +256,7 @@ fn newline_between_words(n: Node, kids: &[Node], text: &str, heredoc: bool, foun
         // the grammar ends the assignment at the quote and makes `\l\s`
         // the command name. Nothing but line continuations may separate an
         // assignment from a word that is still part of its value.
-        let touching = gap.is_empty() || gap.split("\\\n").all(str::is_empty);
+        let touching = only_continuations_and(gap, |_| false);
         if touching
             && pair[0].kind() == "variable_assignment"
             && !pair[1].kind().ends_with("redirect")
