@@ -413,8 +413,8 @@ impl Gate {
                 // like an unknown command (gate/data/fence.toml).
                 let verdict = if verdict == Verdict::Network
                     && self.config.confine.when != crate::config::ConfineWhen::Never
-                    && call.tool.fence.offered()
                     && crate::fence::confinable(b.analysis)
+                    && call.tool.fence.offered()
                 {
                     Verdict::Unknown
                 } else {

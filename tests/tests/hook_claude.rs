@@ -786,3 +786,26 @@ fn a_really_full_disk_taints_the_session() {
         "{pre}"
     );
 }
+
+/// Whether a command could run fenced is found out (a probe the hook caches
+/// in the state directory) only when a decision needs it: a clean session's
+/// commands never ask, a tainted session's first command that is not
+/// provably local does.
+#[test]
+fn only_a_call_that_could_run_fenced_probes_the_fence() {
+    let s = Sandbox::new();
+    let probe = s.state().join("fence-probe.txt");
+    for cmd in ["ls -la", "make test", "curl -s https://example.com"] {
+        s.bash("clean", cmd);
+    }
+    assert!(!probe.exists(), "a clean session probed the fence");
+    s.taint("read-the-web", true, false);
+    let a = s.bash("read-the-web", "make test");
+    assert!(
+        probe.exists(),
+        "a tainted session's `make test` did not probe: {a:?}"
+    );
+    if bashgate_tests::gate::fence_available() {
+        assert_eq!(a.decision(), "allow-confined", "{a:?}");
+    }
+}
