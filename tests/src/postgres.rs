@@ -175,10 +175,26 @@ impl PgServer {
         s
     }
 
-    /// The one server this test process shares between its tests.
+    /// The one server this test process shares between its tests. A
+    /// static is never dropped, so the server is stopped and its directory
+    /// removed when the process exits (a killed process still leaves them).
     pub fn shared() -> &'static PgServer {
         static SHARED: OnceLock<PgServer> = OnceLock::new();
-        SHARED.get_or_init(PgServer::start)
+        extern "C" fn at_exit() {
+            // Nothing may unwind out of an exit handler.
+            let _ = std::panic::catch_unwind(|| {
+                if let Some(s) = SHARED.get() {
+                    s.stop();
+                    let _ = std::fs::remove_dir_all(s.dir.path());
+                }
+            });
+        }
+        SHARED.get_or_init(|| {
+            let server = PgServer::start();
+            // SAFETY: registers a plain function with the C library.
+            unsafe { libc::atexit(at_exit) };
+            server
+        })
     }
 
     pub fn socket_dir(&self) -> &Path {
@@ -253,7 +269,8 @@ impl PgServer {
 
     /// Stops the server at once (SIGQUIT: no checkpoint, as a crash would).
     pub fn stop(&self) {
-        if let Some(mut c) = self.child.lock().unwrap().take() {
+        let child = self.child.lock().map(|mut c| c.take());
+        if let Ok(Some(mut c)) = child {
             unsafe { libc::kill(c.id() as i32, libc::SIGQUIT) };
             let _ = c.wait();
         }
