@@ -350,18 +350,14 @@ fn remote_claude_hook(program: &Path, words: &[&str]) {
             "tool_name": tool, "tool_input": input, "tool_response": {},
         })
     };
+    let curl = event(
+        "PreToolUse",
+        "Bash",
+        json!({"command": "curl https://example.com"}),
+    );
     // Untainted: the daemon has no objection, and the hook leaves the call
     // to Claude Code's own rules (no decision).
-    let a = hook_with(
-        args,
-        Some(&tok),
-        &event(
-            "PreToolUse",
-            "Bash",
-            json!({"command": "curl https://example.com"}),
-        ),
-    )
-    .finish();
+    let a = hook_with(args, Some(&tok), &curl).finish();
     assert_eq!(a.json, json!({}), "{a:?}");
     // Reading a web page and a secret taints the daemon's session.
     for (tool, input) in [
@@ -381,15 +377,7 @@ fn remote_claude_hook(program: &Path, words: &[&str]) {
         "{r:?}"
     );
     // Now a network command waits for a person.
-    let hook = hook_with(
-        args,
-        Some(&tok),
-        &event(
-            "PreToolUse",
-            "Bash",
-            json!({"command": "curl https://example.com"}),
-        ),
-    );
+    let hook = hook_with(args, Some(&tok), &curl);
     let id = approval_id(&d.wait_pending(1)[0]);
     d.cli(&["deny", &id]);
     let a = hook.finish();

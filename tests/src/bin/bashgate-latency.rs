@@ -24,8 +24,24 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-/// The program that runs the hooks alone (gate/src/bin/bashgate-hook.rs).
-const HOOK_BINARY: &str = "bashgate-hook";
+use bashgate_tests::HOOK_BIN;
+
+/// Whether `bin` is the program that runs the hooks alone
+/// (gate/src/bin/bashgate-hook.rs).
+fn hook_only(bin: &Path) -> bool {
+    bin.file_name().is_some_and(|n| n == HOOK_BIN)
+}
+
+/// The command line of Claude Code's hook with `bin`: `bashgate-hook
+/// claude` or `bashgate hook claude`.
+fn hook_argv(bin: &Path) -> Vec<String> {
+    let mut argv = vec![bin.display().to_string()];
+    if !hook_only(bin) {
+        argv.push("hook".into());
+    }
+    argv.push("claude".into());
+    argv
+}
 
 struct Case {
     name: String,
@@ -98,7 +114,7 @@ fn main() {
             .ok()
             .and_then(|p| p.parent().map(Path::to_path_buf))
             .unwrap_or_default();
-        bins.extend([dir.join("bashgate"), dir.join(HOOK_BINARY)]);
+        bins.extend([dir.join("bashgate"), dir.join(HOOK_BIN)]);
     }
     let scratch = tempfile::tempdir().expect("a scratch directory");
     let dir = scratch.path().to_path_buf();
@@ -120,13 +136,9 @@ fn main() {
         "tool_input": {"url": "https://example.com/docs", "prompt": "read"},
         "tool_response": {"result": "some documentation"},
     });
-    let first_is_hook_only = bins[0].file_name().is_some_and(|n| n == HOOK_BINARY);
-    let mut post = Command::new(&bins[0])
-        .args(if first_is_hook_only {
-            &["claude"][..]
-        } else {
-            &["hook", "claude"]
-        })
+    let post_argv = hook_argv(&bins[0]);
+    let mut post = Command::new(&post_argv[0])
+        .args(&post_argv[1..])
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -157,12 +169,7 @@ fn main() {
                 bin.file_name().unwrap_or_default().to_string_lossy()
             ),
         };
-        // `bashgate-hook` runs the hooks alone: `bashgate-hook claude`.
-        let hook_only = bin.file_name().is_some_and(|n| n == HOOK_BINARY);
-        let argv = match hook_only {
-            true => vec![b.clone(), "claude".into()],
-            false => vec![b.clone(), "hook".into(), "claude".into()],
-        };
+        let argv = hook_argv(bin);
         let hook = |name: &str, command: &str, session: &str| Case {
             name: label(name),
             argv: argv.clone(),
@@ -175,7 +182,7 @@ fn main() {
             stdin: None,
             env: vec![],
         });
-        if !hook_only {
+        if !hook_only(bin) {
             cases.push(Case {
                 name: label("check, safe: ls -la | grep rs"),
                 argv: vec![
