@@ -165,26 +165,28 @@ fn find(b: &BashCall) -> Option<(String, String, String)> {
 /// programs and prefixes).
 fn named_by_a_rule(inv: &Invocation) -> bool {
     inv.program.as_deref().is_some_and(|p| {
-        let name = base_name(p);
-        crate::data::DESTRUCTIVE_PROGRAMS
-            .binary_search(&name)
-            .is_ok()
-            || crate::data::DESTRUCTIVE_PROGRAM_PREFIXES
-                .iter()
-                .any(|x| name.starts_with(x))
+        names(
+            crate::data::DESTRUCTIVE_PROGRAMS,
+            crate::data::DESTRUCTIVE_PROGRAM_PREFIXES,
+            base_name(p),
+        )
     })
+}
+
+/// Whether a program called `name` is one of `programs` or starts with
+/// one of `prefixes`: how a rule, and the list of them all, name programs.
+fn names<S: AsRef<str>>(programs: &[S], prefixes: &[S], name: &str) -> bool {
+    programs.iter().any(|p| p.as_ref() == name)
+        || prefixes.iter().any(|p| name.starts_with(p.as_ref()))
 }
 
 impl Rule {
     /// `None` when the rule does not apply; `Some(detail)` when it does,
     /// with what made it apply when that helps the reason.
     fn matches(&self, name: &str, inv: &Invocation, places: &Places) -> Option<Option<String>> {
-        let named = self.programs.iter().any(|p| p == name)
-            || self
-                .program_prefixes
-                .iter()
-                .any(|p| name.starts_with(p.as_str()));
-        if !named || inv.via.iter().any(|v| self.not_via.contains(v)) {
+        if !names(&self.programs, &self.program_prefixes, name)
+            || inv.via.iter().any(|v| self.not_via.contains(v))
+        {
             return None;
         }
         let args: &[Option<String>] = &inv.args;
