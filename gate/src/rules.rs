@@ -191,7 +191,7 @@ mod tests {
         let have = std::fs::read_to_string(path).unwrap_or_default();
         assert!(
             have == want,
-            "docs/gate-rules.md is out of date: run `UPDATE_RULES_DOC=1 cargo test -p bashgate gate_rules_page`"
+            "docs/gate-rules.md is out of date: run `UPDATE_RULES_DOC=1 cargo test -p bashgate-gate gate_rules_page`"
         );
     }
 

@@ -73,7 +73,7 @@ pub fn bashgate_bin() -> &'static Path {
     })
 }
 
-/// The program that runs the hooks alone (gate/src/bin/bashgate-hook.rs).
+/// The program that runs the hooks alone (gate/cli/src/bin/bashgate-hook.rs).
 pub const HOOK_BIN: &str = "bashgate-hook";
 
 /// Path to the freshly built `bashgate-hook`, beside [`bashgate_bin`].

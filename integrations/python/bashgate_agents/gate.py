@@ -138,7 +138,7 @@ class Gate:
         if exe is None:
             return self._error(
                 f"the bashgate executable `{self.bin}` was not found on PATH. Install bashgate "
-                f"(cargo install --path gate in the bashgate repository) or set {BIN_ENV} "
+                f"(cargo install --path gate/cli in the bashgate repository) or set {BIN_ENV} "
                 f"(or Gate(bin=...)) to its path."
             )
         argv = [exe, "hook", "json", *self.args]

@@ -27,7 +27,7 @@ use std::time::Instant;
 use bashgate_tests::HOOK_BIN;
 
 /// Whether `bin` is the program that runs the hooks alone
-/// (gate/src/bin/bashgate-hook.rs).
+/// (gate/cli/src/bin/bashgate-hook.rs).
 fn hook_only(bin: &Path) -> bool {
     bin.file_name().is_some_and(|n| n == HOOK_BIN)
 }

@@ -378,7 +378,7 @@ fn fenced_input(input: &Value, profile: &str, keeps_cwd: bool) -> Result<Value, 
     Ok(out)
 }
 
-/// The program that runs the hooks alone (gate/src/bin/bashgate-hook.rs),
+/// The program that runs the hooks alone (gate/cli/src/bin/bashgate-hook.rs),
 /// installed beside `bashgate`.
 pub const HOOK_BINARY: &str = "bashgate-hook";
 

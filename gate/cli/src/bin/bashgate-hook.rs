@@ -1,7 +1,7 @@
 //! `bashgate-hook CLIENT`: the agent hooks, and nothing else.
 //!
 //! It answers exactly as `bashgate hook CLIENT` does: the hook surface
-//! (`gate/src/hook/`) and the daemon's client (`gate/src/remote.rs`) are
+//! (`gate/cli/src/hook/`) and the daemon's client (`gate/cli/src/remote.rs`) are
 //! the same source files, compiled into this program as well. What it
 //! leaves out is every other command: the command-line parser, the daemon,
 //! its PostgreSQL store and HTTP server, the audit reader, the fence's
