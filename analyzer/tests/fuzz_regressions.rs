@@ -442,3 +442,32 @@ fn output_option_known_only_at_run_time() {
     );
     assert_eq!(analyze("pstree -p $$").verdict, Verdict::Safe);
 }
+
+#[test]
+fn unnamed_tokens_are_arguments() {
+    // Review (F40): tree-sitter-bash leaves a bare `$` and the `==` and
+    // `=~` of `[[ ]]` unnamed even where they are a command's arguments.
+    // Lowering dropped them, so every later word moved one place:
+    // `xargs -I == curl` took `curl` for the replace string and was safe,
+    // where bash runs curl (real bash: `echo x | xargs -I == echo RAN ==`
+    // prints `RAN x`).
+    for c in [
+        "xargs -I == curl x",
+        "xargs -I =~ curl",
+        "xargs -I $ curl",
+        "echo x | xargs -E == curl",
+    ] {
+        assert_eq!(analyze(c).verdict, Verdict::Network, "{c}");
+    }
+    // The replace string inside a script makes the script dynamic.
+    assert_not_safe("echo x | xargs -I $ sh -c 'curl $'");
+    let a = analyze("printf %s == =~ $ a$");
+    assert_eq!(a.verdict, Verdict::Safe);
+    let args: Vec<&str> = a.invocations[0]
+        .args
+        .iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(args, ["%s", "==", "=~", "$", "a$"]);
+}

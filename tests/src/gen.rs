@@ -668,6 +668,11 @@ impl<C: Choices> Gen<'_, C> {
                 "-L 1 ",
                 "-d , ",
                 "--max-args=1 ",
+                // Tokens the grammar leaves unnamed, as option values (F40).
+                "-I == ",
+                "-I =~ ",
+                "-I $ ",
+                "-E == ",
             ],
             "find" => &[
                 ". -maxdepth 1 -exec ",

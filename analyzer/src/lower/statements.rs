@@ -180,7 +180,10 @@ impl<'a> Lowerer<'a> {
         let mut word_nodes = Vec::new();
         let mut arg_words = Vec::new();
         let mut cursor = n.walk();
-        let children: Vec<Node> = n.named_children(&mut cursor).collect();
+        // Unnamed children too: the grammar gives a bare `$` and the `==`
+        // and `=~` of `[[ ]]` no node of their own even where they are a
+        // command's arguments (`xargs -I == curl`), and bash passes them on.
+        let children: Vec<Node> = n.children(&mut cursor).collect();
         let mut idx = 0;
         while idx < children.len() {
             let child = children[idx];
@@ -228,6 +231,7 @@ impl<'a> Lowerer<'a> {
                     word_nodes.push(child)
                 }
                 "comment" => {}
+                _ if !child.is_named() => word_nodes.push(child),
                 _ => {
                     if let Some(cmd) = self.statement_or_generic(child, depth) {
                         extra.push(cmd);

@@ -207,6 +207,7 @@ impl<'a> Lowerer<'a> {
         let src = self.text(n);
         match n.kind() {
             "word" if src == text => Some(n.start_byte()),
+            _ if !n.is_named() && src == text => Some(n.start_byte()),
             "raw_string" if src.len() == text.len() + 2 => Some(n.start_byte() + 1),
             "string" if src.len() == text.len() + 2 => Some(n.start_byte() + 1),
             _ => None,
@@ -374,6 +375,9 @@ impl<'a> Lowerer<'a> {
                     quoted: false,
                 }));
             }
+            // A token the grammar leaves unnamed (`$`, `==`, `=~`) where
+            // bash reads a word: its text.
+            _ if !n.is_named() => unquoted_parts(text, n.start_byte(), out),
             _ => {
                 // ERROR nodes, extglob patterns and anything unforeseen.
                 let commands = self.commands_within(n, depth);
