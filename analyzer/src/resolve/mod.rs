@@ -16,7 +16,7 @@ use crate::analysis::{Finding, Invocation, RedirectUse};
 use crate::catalog::Catalog;
 use crate::ir::{Command, Redirect, RedirectTarget, Simple};
 use crate::limits::Limits;
-use crate::lower::lower;
+use crate::lower::{self, lower, Lowered};
 use crate::parse::{parse, Parsed};
 use crate::rules::Rule;
 use crate::span::Span;
@@ -192,23 +192,10 @@ impl<'c> Resolver<'c> {
         rule.verdict()
     }
 
-    /// Parses and walks a script: the top-level command or an embedded one.
-    /// Returns whether anything at all was in it.
-    pub fn script(&mut self, text: &str, frame: &Frame, feed: &Feed) -> bool {
+    /// Parses a script with tree-sitter and lowers its tree. `None` when a
+    /// limit stopped the parse or the tree (its finding is recorded).
+    fn parse_and_lower(&mut self, text: &str, frame: &Frame) -> Option<Lowered> {
         let whole = Span::new(0, text.len());
-        if text.len() > self.limits.max_bytes {
-            self.add(
-                frame,
-                Rule::LimitExceeded,
-                whole,
-                format!(
-                    "the script is {} bytes; the limit is {}",
-                    text.len(),
-                    self.limits.max_bytes
-                ),
-            );
-            return true;
-        }
         let (tree, repaired, unrepaired) = match parse(
             text,
             self.limits,
@@ -229,7 +216,7 @@ impl<'c> Resolver<'c> {
                         self.limits.parse_timeout.as_millis()
                     ),
                 );
-                return true;
+                return None;
             }
             Parsed::TooManySteps => {
                 self.add(
@@ -241,7 +228,7 @@ impl<'c> Resolver<'c> {
                         self.limits.max_parse_steps
                     ),
                 );
-                return true;
+                return None;
             }
             Parsed::Failed => {
                 self.add(
@@ -250,7 +237,7 @@ impl<'c> Resolver<'c> {
                     whole,
                     "the parser could not produce a tree",
                 );
-                return true;
+                return None;
             }
         };
         let root = tree.root_node();
@@ -265,13 +252,40 @@ impl<'c> Resolver<'c> {
                     self.limits.max_nodes
                 ),
             );
-            return true;
+            return None;
         }
         for d in unrepaired.iter().take(3) {
             self.add(frame, Rule::ParseError, d.span, d.why);
         }
         // Same length as `text`; only misread newlines became `;`.
-        let lowered = lower(root, &repaired, self.limits.max_depth);
+        Some(lower(root, &repaired, self.limits.max_depth))
+    }
+
+    /// Parses and walks a script: the top-level command or an embedded one.
+    /// Returns whether anything at all was in it.
+    pub fn script(&mut self, text: &str, frame: &Frame, feed: &Feed) -> bool {
+        let whole = Span::new(0, text.len());
+        if text.len() > self.limits.max_bytes {
+            self.add(
+                frame,
+                Rule::LimitExceeded,
+                whole,
+                format!(
+                    "the script is {} bytes; the limit is {}",
+                    text.len(),
+                    self.limits.max_bytes
+                ),
+            );
+            return true;
+        }
+        // One simple command of plain words needs no parser (lower/plain.rs).
+        let lowered = match lower::plain(text) {
+            Some(lowered) => lowered,
+            None => match self.parse_and_lower(text, frame) {
+                Some(lowered) => lowered,
+                None => return true,
+            },
+        };
         for err in lowered.errors.iter().take(3) {
             let snippet: String = text
                 .get(err.start..err.end)

@@ -1,0 +1,280 @@
+//! The commonest command, lowered without running the parser: one simple
+//! command of plain words (`ls -la src/`, `git status`, `cargo test -p x`).
+//!
+//! Bash does nothing to a text made only of spaces and the bytes
+//! [`plain_byte`] allows but split it at the spaces: none of them quotes,
+//! expands, globs, redirects, separates commands or starts a comment. The
+//! first word is the program and the rest are its arguments, with two
+//! exceptions that go to the parser instead: a first word holding `=` (an
+//! assignment), and any word the grammar reads as syntax of its own
+//! (reserved words, declaration builtins). Texts over [`MAX_PLAIN`] bytes
+//! go to the parser as well, so its limits on steps and nodes stay the
+//! only ones that apply to long input.
+//!
+//! The IR returned here must be exactly what lowering the parser's tree
+//! gives for the same text: `analyzer/tests/plain.rs` compares the two over
+//! the shared corpora and generated texts, including every tie the grammar
+//! breaks (a word of digits is its `number` node, which carries no origin).
+
+use super::Lowered;
+use crate::ir::{Command, Simple};
+use crate::span::Span;
+use crate::word::{unquoted_parts, Word};
+
+/// Longer texts take the parser's path.
+const MAX_PLAIN: usize = 1024;
+
+/// Bytes with no meaning to bash's parser or to its expansions.
+fn plain_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+        || matches!(
+            b,
+            b'_' | b'.' | b'/' | b',' | b':' | b'=' | b'+' | b'@' | b'%' | b'-'
+        )
+}
+
+/// Words that are syntax rather than a program or an argument: bash's
+/// reserved words, the builtins the grammar gives a declaration node, and
+/// `==`, which the grammar expects an operand after.
+/// A text holding one anywhere takes the parser's path.
+const SYNTAX_WORDS: &[&str] = &[
+    "if", "then", "elif", "else", "fi", "case", "esac", "for", "select", "while", "until", "do",
+    "done", "in", "function", "time", "coproc", "declare", "typeset", "export", "readonly",
+    "local", "unset", "unsetenv", "==",
+];
+
+/// The IR of `src` when it is one simple command of plain words; `None`
+/// sends it to the parser.
+pub fn plain(src: &str) -> Option<Lowered> {
+    if src.len() > MAX_PLAIN || !src.bytes().all(|b| b == b' ' || plain_byte(b)) {
+        return None;
+    }
+    let mut words = Vec::new();
+    let mut at = 0;
+    for piece in src.split(' ') {
+        let start = at;
+        at += piece.len() + 1;
+        if piece.is_empty() {
+            continue;
+        }
+        if SYNTAX_WORDS.contains(&piece) || (words.is_empty() && !program_name(piece)) {
+            return None;
+        }
+        let mut parts = Vec::with_capacity(1);
+        unquoted_parts(piece, start, &mut parts);
+        words.push(Word {
+            span: Span::new(start, start + piece.len()),
+            parts,
+            // The grammar reads a word of digits as a number, whose value
+            // lowering does not map back onto the source.
+            origin: (!grammar_number(piece)).then_some(start),
+        });
+    }
+    let (first, last) = (words.first()?.span, words.last()?.span);
+    Some(Lowered::of(vec![Command::Simple(Simple {
+        span: first.cover(last),
+        assignments: Vec::new(),
+        words,
+        redirects: Vec::new(),
+    })]))
+}
+
+/// A first word the grammar reads as a command name, as bash does: no `=`
+/// (an assignment), and none of the bytes its scanner gives a meaning of
+/// its own at the start of a command (`@`, `%`, `:`, `,`).
+fn program_name(w: &str) -> bool {
+    let b = w.as_bytes();
+    (b[0].is_ascii_alphanumeric() || matches!(b[0], b'_' | b'.' | b'/'))
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'/' | b'-' | b'+'))
+}
+
+/// Whether tree-sitter-bash lexes the whole word as its `number` token
+/// (`-?(0x)?[0-9]+`): the grammar declares it before `word`, so it wins
+/// when both match the same bytes.
+fn grammar_number(w: &str) -> bool {
+    let w = w.strip_prefix('-').unwrap_or(w);
+    let digits = w.strip_prefix("0x").unwrap_or(w);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::limits::Limits;
+    use crate::parse::{parse, Parsed};
+    use proptest::prelude::*;
+    use std::path::Path;
+
+    /// Lowers `src` through the parser, as the resolver does for every
+    /// text this module turns down.
+    fn by_parser(src: &str) -> Lowered {
+        let limits = Limits::default();
+        let mut steps = limits.max_parse_steps;
+        let Parsed::Tree {
+            tree,
+            text,
+            unrepaired,
+        } = parse(src, &limits, &mut steps)
+        else {
+            panic!("{src:?}: the parser gave no tree");
+        };
+        assert!(
+            unrepaired.is_empty(),
+            "{src:?}: the parser disagrees with bash"
+        );
+        super::super::lower(tree.root_node(), &text, limits.max_depth)
+    }
+
+    /// Whether the shortcut took `src`; panics when its IR differs from
+    /// the parser's.
+    fn agrees(src: &str) -> bool {
+        let Some(fast) = plain(src) else {
+            return false;
+        };
+        let slow = by_parser(src);
+        assert_eq!(fast.commands, slow.commands, "{src:?}");
+        assert!(slow.errors.is_empty() && slow.too_deep.is_none(), "{src:?}");
+        assert!(
+            slow.arith_refs.is_empty()
+                && slow.loop_vars.is_empty()
+                && slow.assigned.is_empty()
+                && slow.prompt_expansions.is_empty()
+                && slow.subscript_tests.is_empty()
+                && slow.arith_outputs.is_empty(),
+            "{src:?}: the parser's path found more than words"
+        );
+        true
+    }
+
+    #[test]
+    fn examples() {
+        for src in [
+            "ls -la src/",
+            "  git   status  ",
+            "head -n 5 notes.txt",
+            "kill -9 1234",
+            "printf %s 0x10 0x1f 007 -1 -- 1.5 1e5",
+            "dd if=/dev/zero of=out bs=1M count=2",
+            "cargo test -p a,b --features x:y +nightly @file",
+            "python3 -m http.server 8000",
+        ] {
+            assert!(agrees(src), "{src:?} should take the shortcut");
+        }
+        for src in [
+            "",
+            "   ",
+            "FOO=1 ls",
+            "a+=b",
+            "time ls",
+            "export PATH",
+            "ls; rm x",
+            "ls\tx",
+            "echo ~",
+            "ls *.rs",
+            "echo $HOME",
+            "echo done if",
+        ] {
+            assert!(plain(src).is_none(), "{src:?} is for the parser");
+        }
+        assert!(plain(&"ls ".repeat(400)).is_none(), "over the size limit");
+    }
+
+    /// Words chosen to meet the grammar's ties and bash's special cases.
+    fn word() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prop::sample::select(vec![
+                "ls", "5", "-1", "0x10", "0x1f", "0x", "-0x7", "007", "1.5", "-", "--", "=", "a=b",
+                "--x=y", "x=", "=x", "if", "in", "fi", "time", "export", "local", "%1", "@", "a,b",
+                ":", "+", "a+b", "+=", "x.y/z", "-n", "/", "..", "_", "A_1", "coproc", "esac",
+            ])
+            .prop_map(str::to_string),
+            "[a-z0-9_.,:=+@%/-]{1,6}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 3000,
+            failure_persistence: None,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x0070_6c61_696e),
+            ..ProptestConfig::default()
+        })]
+
+        /// Every generated text the shortcut takes lowers as the parser's.
+        #[test]
+        fn generated_texts_agree(words in prop::collection::vec((word(), 1..4usize), 1..7), lead in 0..3usize) {
+            let mut src = " ".repeat(lead);
+            for (w, gap) in &words {
+                src.push_str(w);
+                src.push_str(&" ".repeat(*gap));
+            }
+            agrees(&src);
+        }
+    }
+
+    /// The commands of the labeled corpus and, where they are present,
+    /// the shared external corpora, plus every plain run of words in them.
+    #[test]
+    fn corpus_commands_agree() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut commands: Vec<String> = Vec::new();
+        let cases = std::fs::read_dir(root.join("corpus/cases")).expect("corpus/cases");
+        for entry in cases {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let table: toml::Table = toml::from_str(&text).unwrap();
+                collect_commands(&toml::Value::Table(table), &mut commands);
+            }
+        }
+        let own = commands.len();
+        assert!(own > 500, "only {own} corpus commands found");
+        let shared = root.join("../shared/corpora");
+        if let Ok(dir) = std::fs::read_dir(&shared) {
+            for entry in dir {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "jsonl") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    for line in text.lines() {
+                        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+                        if let Some(c) = v.get("command").and_then(|c| c.as_str()) {
+                            commands.push(c.to_string());
+                        }
+                    }
+                }
+            }
+        }
+        let mut took = 0;
+        for c in &commands {
+            took += usize::from(agrees(c));
+            for run in c.split(|ch: char| !(ch == ' ' || ch.is_ascii() && plain_byte(ch as u8))) {
+                agrees(run);
+            }
+        }
+        assert!(
+            took > own / 10,
+            "the shortcut took {took} of {} commands",
+            commands.len()
+        );
+    }
+
+    /// Every string under a `command` key (or in a `commands` list).
+    fn collect_commands(v: &toml::Value, out: &mut Vec<String>) {
+        match v {
+            toml::Value::Table(t) => {
+                for (k, v) in t {
+                    match (k.as_str(), v) {
+                        ("command", toml::Value::String(s)) => out.push(s.clone()),
+                        ("commands", toml::Value::Array(a)) => {
+                            out.extend(a.iter().filter_map(|s| s.as_str().map(str::to_string)))
+                        }
+                        _ => collect_commands(v, out),
+                    }
+                }
+            }
+            toml::Value::Array(a) => a.iter().for_each(|v| collect_commands(v, out)),
+            _ => {}
+        }
+    }
+}
