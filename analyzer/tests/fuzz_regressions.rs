@@ -2,7 +2,7 @@
 //! differential oracle (see `fuzz/INBOX.md`, one test per entry, same name).
 //! Each asserts the sound answer, so it fails until the bug is fixed.
 
-use bashgate_analyzer::{analyze, Verdict};
+use bashgate_analyzer::{analyze, Rule, Verdict};
 
 /// bash runs a program here, and it is not a provably local one.
 fn assert_not_safe(command: &str) {
@@ -470,4 +470,21 @@ fn unnamed_tokens_are_arguments() {
         .map(String::as_str)
         .collect();
     assert_eq!(args, ["%s", "==", "=~", "$", "a$"]);
+}
+
+#[test]
+fn pattern_after_an_equals_argument() {
+    // Oracle (F41): inside `"$(...)"` the grammar took everything after an
+    // `=~` argument for a `[[ ]]` pattern, pipe and all, and lowering
+    // dropped the pattern: `echo "$(xargs -I =~ bash -c x | mkdir)"` ran
+    // bash and mkdir in real bash and was safe.
+    for c in [
+        "echo \"$(xargs -I =~ bash -c x | mkdir)\"",
+        "echo \"$(xargs -I == curl x | wc)\"",
+    ] {
+        let a = analyze(c);
+        assert_not_safe(c);
+        assert!(a.findings.iter().any(|f| f.rule == Rule::ParseError), "{c}");
+    }
+    assert_eq!(analyze("[[ $x =~ ^a.*$ ]] && ls").verdict, Verdict::Safe);
 }

@@ -232,6 +232,9 @@ impl<'a> Lowerer<'a> {
                 }
                 "comment" => {}
                 _ if !child.is_named() => word_nodes.push(child),
+                // What the grammar took for a `[[ ]]` pattern after `==` or
+                // `=~` (repair.rs reports it): an opaque word, in its place.
+                "regex" => word_nodes.push(child),
                 _ => {
                     if let Some(cmd) = self.statement_or_generic(child, depth) {
                         extra.push(cmd);
