@@ -11,26 +11,46 @@ use serde_json::{Map, Value};
 const BATCH: usize = 4096;
 
 /// Analyzes every line, on every core the machine offers, and writes the
-/// results in input order.
+/// results in input order. Reading the next batch and writing the last
+/// one's results happen while a batch is analysed, so the cores do not
+/// wait for the pipes.
 pub fn run(input: impl BufRead, output: impl Write) -> io::Result<()> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut out = BufWriter::new(output);
     let mut lines = input.split(b'\n');
-    let mut done = 0;
-    loop {
-        let batch = lines
-            .by_ref()
-            .take(BATCH)
-            .collect::<io::Result<Vec<Vec<u8>>>>()?;
-        if batch.is_empty() {
-            break;
+    std::thread::scope(|scope| {
+        let mut done = 0;
+        let mut running = None;
+        loop {
+            let read = lines
+                .by_ref()
+                .take(BATCH)
+                .collect::<io::Result<Vec<Vec<u8>>>>();
+            let last = running.take();
+            let (batch, failed) = match read {
+                Ok(batch) => (batch, None),
+                Err(e) => (Vec::new(), Some(e)),
+            };
+            if !batch.is_empty() {
+                let first = done;
+                done += batch.len();
+                running = Some(scope.spawn(move || annotate_batch(&batch, first, threads)));
+            }
+            // What was analysed before a read error is still written.
+            if let Some(last) = last {
+                let texts = last.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                for text in texts {
+                    out.write_all(&text)?;
+                }
+            }
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            if running.is_none() {
+                return out.flush();
+            }
         }
-        for text in annotate_batch(&batch, done, threads) {
-            out.write_all(&text)?;
-        }
-        done += batch.len();
-    }
-    out.flush()
+    })
 }
 
 /// Lines a worker claims at a time: small enough that the threads finish a
@@ -59,8 +79,7 @@ fn annotate_batch(batch: &[Vec<u8>], done: usize, threads: usize) -> Vec<Vec<u8>
                 .enumerate()
                 .map(|(j, line)| {
                     let line = line.strip_suffix(b"\r").unwrap_or(line);
-                    let value = annotate(line, done + first + j + 1);
-                    let mut text = serde_json::to_vec(&value).unwrap_or_default();
+                    let mut text = annotate(line, done + first + j + 1);
                     text.push(b'\n');
                     text
                 })
@@ -81,8 +100,8 @@ fn annotate_batch(batch: &[Vec<u8>], done: usize, threads: usize) -> Vec<Vec<u8>
     runs.into_iter().flat_map(|(_, texts)| texts).collect()
 }
 
-/// The output object for one input line.
-fn annotate(line: &[u8], lineno: usize) -> Value {
+/// The output object for one input line, as JSON text.
+fn annotate(line: &[u8], lineno: usize) -> Vec<u8> {
     let parsed: Result<Value, String> = match std::str::from_utf8(line) {
         Ok(text) => {
             serde_json::from_str(text).map_err(|e| format!("line {lineno}: not valid JSON: {e}"))
@@ -95,29 +114,52 @@ fn annotate(line: &[u8], lineno: usize) -> Value {
     let mut obj = match parsed {
         Ok(Value::Object(o)) => o,
         Ok(_) => {
-            return error_only(format!(
+            return to_text(&error_only(format!(
                 "line {lineno}: expected a JSON object with a \"command\" string"
-            ))
+            )))
         }
-        Err(e) => return error_only(e),
+        Err(e) => return to_text(&error_only(e)),
     };
     let Some(command) = obj.get("command").and_then(Value::as_str) else {
         obj.insert(
             "error".into(),
             Value::String(format!("line {lineno}: no string \"command\" field")),
         );
-        return Value::Object(obj);
+        return to_text(&Value::Object(obj));
     };
     let analysis = analyze(command);
-    obj.insert(
-        "verdict".into(),
-        serde_json::to_value(analysis.verdict).unwrap_or(Value::Null),
-    );
-    obj.insert(
-        "findings".into(),
-        serde_json::to_value(&analysis.findings).unwrap_or(Value::Null),
-    );
-    Value::Object(obj)
+    if obj.contains_key("verdict") || obj.contains_key("findings") {
+        // The fields are replaced where they stand.
+        obj.insert(
+            "verdict".into(),
+            serde_json::to_value(analysis.verdict).unwrap_or(Value::Null),
+        );
+        obj.insert(
+            "findings".into(),
+            serde_json::to_value(&analysis.findings).unwrap_or(Value::Null),
+        );
+        return to_text(&Value::Object(obj));
+    }
+    // The usual line: the object as read, then the two fields written
+    // straight after it, without building them as values first.
+    let mut text = to_text(&Value::Object(obj));
+    text.pop(); // the closing brace; the object holds "command", so `,` follows
+    text.extend_from_slice(b",\"verdict\":");
+    let written = serde_json::to_writer(&mut text, &analysis.verdict).and_then(|()| {
+        text.extend_from_slice(b",\"findings\":");
+        serde_json::to_writer(&mut text, &analysis.findings)
+    });
+    if written.is_err() {
+        return to_text(&error_only(format!(
+            "line {lineno}: the analysis could not be written"
+        )));
+    }
+    text.push(b'}');
+    text
+}
+
+fn to_text(value: &Value) -> Vec<u8> {
+    serde_json::to_vec(value).unwrap_or_default()
 }
 
 fn error_only(message: String) -> Value {
@@ -150,6 +192,53 @@ mod tests {
         assert_eq!(out[0]["findings"][0]["span"], serde_json::json!([0, 4]));
         assert_eq!(out[1]["verdict"], "safe");
         assert_eq!(out[1]["x"], serde_json::json!([1]));
+    }
+
+    #[test]
+    fn fields_already_there_are_replaced_where_they_stand() {
+        let out = run_str("{\"verdict\":\"x\",\"command\":\"curl x\",\"findings\":0,\"z\":1}\n");
+        let keys: Vec<&String> = out[0].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["verdict", "command", "findings", "z"]);
+        assert_eq!(out[0]["verdict"], "network");
+        assert_eq!(out[0]["findings"][0]["rule"], "BG101");
+    }
+
+    #[test]
+    fn written_fields_read_back_as_the_analysis() {
+        let mut out = Vec::new();
+        run(
+            "{\"command\":\"ls \\\"a\\u00e9\\\" | curl x\"}\n".as_bytes(),
+            &mut out,
+        )
+        .unwrap();
+        let line = String::from_utf8(out).unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap();
+        let a = analyze("ls \"a\u{e9}\" | curl x");
+        assert_eq!(v["verdict"], serde_json::to_value(a.verdict).unwrap());
+        assert_eq!(v["findings"], serde_json::to_value(&a.findings).unwrap());
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["command", "verdict", "findings"]);
+        assert!(line.ends_with("}\n") && line.lines().count() == 1);
+    }
+
+    #[test]
+    fn a_read_error_ends_the_run_after_the_batches_before_it_are_written() {
+        struct Broken;
+        impl io::Read for Broken {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::other("the disk went away"))
+            }
+        }
+        let good = "{\"command\":\"ls\"}\n".repeat(BATCH + 2);
+        let input = io::BufReader::new(io::Read::chain(good.as_bytes(), Broken));
+        let mut out = Vec::new();
+        let err = run(input, &mut out).unwrap_err();
+        assert_eq!(err.to_string(), "the disk went away");
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.lines().count(), BATCH);
+        assert!(text
+            .lines()
+            .all(|l| l.ends_with("\"verdict\":\"safe\",\"findings\":[]}")));
     }
 
     #[test]
