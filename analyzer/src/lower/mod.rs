@@ -22,6 +22,7 @@ use crate::span::Span;
 use crate::word::Word;
 
 /// The result of lowering one script.
+#[derive(Default)]
 pub struct Lowered {
     pub commands: Vec<Command>,
     /// Spans of ERROR and MISSING nodes.
@@ -53,23 +54,6 @@ pub struct ArithOutput {
     /// only static options and input redirects (`$(wc -l < f)`): whether
     /// its output is a number is then the catalog's to say.
     pub sole_program: Option<String>,
-}
-
-impl Lowered {
-    /// Commands and nothing else found on the way.
-    fn of(commands: Vec<Command>) -> Lowered {
-        Lowered {
-            commands,
-            errors: Vec::new(),
-            too_deep: None,
-            arith_refs: Vec::new(),
-            loop_vars: Vec::new(),
-            assigned: Vec::new(),
-            prompt_expansions: Vec::new(),
-            subscript_tests: Vec::new(),
-            arith_outputs: Vec::new(),
-        }
-    }
 }
 
 pub fn lower(root: Node, src: &str, max_depth: usize) -> Lowered {

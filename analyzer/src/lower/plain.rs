@@ -71,12 +71,15 @@ pub fn plain(src: &str) -> Option<Lowered> {
         });
     }
     let (first, last) = (words.first()?.span, words.last()?.span);
-    Some(Lowered::of(vec![Command::Simple(Simple {
-        span: first.cover(last),
-        assignments: Vec::new(),
-        words,
-        redirects: Vec::new(),
-    })]))
+    Some(Lowered {
+        commands: vec![Command::Simple(Simple {
+            span: first.cover(last),
+            assignments: Vec::new(),
+            words,
+            redirects: Vec::new(),
+        })],
+        ..Lowered::default()
+    })
 }
 
 /// A first word the grammar reads as a command name, as bash does: no `=`

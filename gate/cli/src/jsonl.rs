@@ -142,10 +142,11 @@ fn annotate(line: &[u8], lineno: usize) -> Vec<u8> {
     }
     // The usual line: the object as read, then the two fields written
     // straight after it, without building them as values first.
-    let mut text = to_text(&Value::Object(obj));
-    text.pop(); // the closing brace; the object holds "command", so `,` follows
-    text.extend_from_slice(b",\"verdict\":");
-    let written = serde_json::to_writer(&mut text, &analysis.verdict).and_then(|()| {
+    let mut text = Vec::new();
+    let written = serde_json::to_writer(&mut text, &obj).and_then(|()| {
+        text.pop(); // the closing brace; the object holds "command", so `,` follows
+        text.extend_from_slice(b",\"verdict\":");
+        serde_json::to_writer(&mut text, &analysis.verdict)?;
         text.extend_from_slice(b",\"findings\":");
         serde_json::to_writer(&mut text, &analysis.findings)
     });
