@@ -488,3 +488,24 @@ fn pattern_after_an_equals_argument() {
     }
     assert_eq!(analyze("[[ $x =~ ^a.*$ ]] && ls").verdict, Verdict::Safe);
 }
+
+#[test]
+fn words_folded_into_a_commandless_redirect() {
+    // Prop (F42): with no command word before the redirects, the grammar
+    // folds a quoted program name and its arguments into a redirect as
+    // extra destinations (`2>&1 >&2 'curl' x 2>&1`), and lowering gave
+    // those words to the command only when there was a command node:
+    // the line was safe and ran nothing, where bash runs curl (real bash:
+    // `2>&1 >&2 'echo' RAN x 2>&1` prints `RAN x`).
+    for c in [
+        "2>&1 >&2 'curl' x 2>&1",
+        "2>&1 2>&1 'curl' example.com 2>&1",
+        ">/dev/null 2>&1 \"wget\" x 2>&1",
+    ] {
+        assert_eq!(analyze(c).verdict, Verdict::Network, "{c}");
+    }
+    let a = analyze("2>&1 >&2 'echo' RAN x 2>&1");
+    assert_eq!(a.verdict, Verdict::Safe);
+    assert_eq!(a.invocations.len(), 1);
+    assert_eq!(a.invocations[0].program.as_deref(), Some("echo"));
+}

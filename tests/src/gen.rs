@@ -370,6 +370,11 @@ impl<C: Choices> Gen<'_, C> {
 
     fn simple(&mut self) -> String {
         let mut words = Vec::new();
+        // Redirects may come first, before any assignment or program name
+        // (the grammar can then fold the program into a redirect: F42).
+        if self.rare(10) {
+            words.push(self.redirect());
+        }
         if self.rare(8) {
             let value = self.arg();
             // Mostly variables every program may be given, sometimes one

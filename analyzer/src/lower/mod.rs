@@ -10,12 +10,16 @@ mod evaluations;
 mod heredoc;
 mod plain;
 mod redirects;
+mod stages;
 mod statements;
+#[cfg(test)]
+mod test_corpus;
 mod words;
 
 use tree_sitter::Node;
 
 pub use plain::plain;
+pub use stages::pipeline;
 
 use crate::ir::{Command, Compound, Redirect, Simple};
 use crate::span::Span;

@@ -107,7 +107,6 @@ mod tests {
     use crate::limits::Limits;
     use crate::parse::{parse, Parsed};
     use proptest::prelude::*;
-    use std::path::Path;
 
     /// Lowers `src` through the parser, as the resolver does for every
     /// text this module turns down.
@@ -220,34 +219,7 @@ mod tests {
     /// the shared external corpora, plus every plain run of words in them.
     #[test]
     fn corpus_commands_agree() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut commands: Vec<String> = Vec::new();
-        let cases = std::fs::read_dir(root.join("corpus/cases")).expect("corpus/cases");
-        for entry in cases {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "toml") {
-                let text = std::fs::read_to_string(&path).unwrap();
-                let table: toml::Table = toml::from_str(&text).unwrap();
-                collect_commands(&toml::Value::Table(table), &mut commands);
-            }
-        }
-        let own = commands.len();
-        assert!(own > 500, "only {own} corpus commands found");
-        let shared = root.join("../shared/corpora");
-        if let Ok(dir) = std::fs::read_dir(&shared) {
-            for entry in dir {
-                let path = entry.unwrap().path();
-                if path.extension().is_some_and(|e| e == "jsonl") {
-                    let text = std::fs::read_to_string(&path).unwrap();
-                    for line in text.lines() {
-                        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-                        if let Some(c) = v.get("command").and_then(|c| c.as_str()) {
-                            commands.push(c.to_string());
-                        }
-                    }
-                }
-            }
-        }
+        let (commands, own) = super::super::test_corpus::commands();
         let mut took = 0;
         for c in &commands {
             took += usize::from(agrees(c));
@@ -260,24 +232,5 @@ mod tests {
             "the shortcut took {took} of {} commands",
             commands.len()
         );
-    }
-
-    /// Every string under a `command` key (or in a `commands` list).
-    fn collect_commands(v: &toml::Value, out: &mut Vec<String>) {
-        match v {
-            toml::Value::Table(t) => {
-                for (k, v) in t {
-                    match (k.as_str(), v) {
-                        ("command", toml::Value::String(s)) => out.push(s.clone()),
-                        ("commands", toml::Value::Array(a)) => {
-                            out.extend(a.iter().filter_map(|s| s.as_str().map(str::to_string)))
-                        }
-                        _ => collect_commands(v, out),
-                    }
-                }
-            }
-            toml::Value::Array(a) => a.iter().for_each(|v| collect_commands(v, out)),
-            _ => {}
-        }
     }
 }

@@ -460,13 +460,38 @@ impl<'a> Lowerer<'a> {
                 c.span = span(n);
                 Command::Compound(c)
             }
-            other => Command::Compound(Compound {
-                span: span(n),
-                kind: "group",
-                body: other.into_iter().collect(),
-                words: extra_words,
-                redirects,
-            }),
+            // `2>&1 >&2 'curl' x`: no command node, but the grammar folded
+            // the words into a redirect, and bash runs them (F42).
+            None if !arg_words.is_empty() => {
+                arg_words.extend(extra_words);
+                arg_words.sort_by_key(|w| w.span.start);
+                Command::Simple(Simple {
+                    span: span(n),
+                    assignments: Vec::new(),
+                    words: arg_words,
+                    redirects,
+                })
+            }
+            other => {
+                // The words folded into a redirect are still the simple
+                // command's arguments, beside the grammar's oddities.
+                let body = match other {
+                    Some(Command::Simple(mut s)) => {
+                        s.words.append(&mut arg_words);
+                        s.words.sort_by_key(|w| w.span.start);
+                        Some(Command::Simple(s))
+                    }
+                    other => other,
+                };
+                extra_words.append(&mut arg_words);
+                Command::Compound(Compound {
+                    span: span(n),
+                    kind: "group",
+                    body: body.into_iter().collect(),
+                    words: extra_words,
+                    redirects,
+                })
+            }
         };
         for (op, next) in trailing {
             cmd = match op.as_str() {

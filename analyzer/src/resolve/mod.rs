@@ -278,8 +278,11 @@ impl<'c> Resolver<'c> {
             );
             return true;
         }
-        // One simple command of plain words needs no parser (lower/plain.rs).
-        let lowered = match lower::plain(text) {
+        // One simple command of plain words needs no parser (lower/plain.rs);
+        // a pipeline is parsed a stage at a time where it can be (lower/stages.rs).
+        let lowered = match lower::plain(text)
+            .or_else(|| lower::pipeline(text, self.limits, &mut self.parse_steps_left))
+        {
             Some(lowered) => lowered,
             None => match self.parse_and_lower(text, frame) {
                 Some(lowered) => lowered,
