@@ -100,8 +100,49 @@ fn annotate_batch(batch: &[Vec<u8>], done: usize, threads: usize) -> Vec<Vec<u8>
     runs.into_iter().flat_map(|(_, texts)| texts).collect()
 }
 
+/// The usual line, read without building it: an object whose `command`
+/// is a string, which holds no `verdict` or `findings` yet. Every other
+/// field is checked as JSON and skipped. A key given twice (`command`
+/// under two spellings included) fails here and takes the general path.
+#[derive(serde::Deserialize)]
+struct Usual<'a> {
+    #[serde(borrow)]
+    command: std::borrow::Cow<'a, str>,
+    verdict: Option<serde::de::IgnoredAny>,
+    findings: Option<serde::de::IgnoredAny>,
+}
+
 /// The output object for one input line, as JSON text.
 fn annotate(line: &[u8], lineno: usize) -> Vec<u8> {
+    if let Some(text) = annotate_usual(line) {
+        return text;
+    }
+    annotate_general(line, lineno)
+}
+
+/// The usual line: its own text, then the two fields; `None` for any other.
+fn annotate_usual(line: &[u8]) -> Option<Vec<u8>> {
+    let text = std::str::from_utf8(line).ok()?;
+    let usual: Usual = serde_json::from_str(text).ok()?;
+    if usual.verdict.is_some() || usual.findings.is_some() {
+        return None;
+    }
+    // A valid object ends in `}` (blanks aside) and holds "command", so a
+    // `,` may follow its last field.
+    let body = text.trim_end().strip_suffix('}')?;
+    let analysis = analyze(&usual.command);
+    let mut out = Vec::with_capacity(text.len() + 128);
+    out.extend_from_slice(body.as_bytes());
+    out.extend_from_slice(b",\"verdict\":");
+    serde_json::to_writer(&mut out, &analysis.verdict).ok()?;
+    out.extend_from_slice(b",\"findings\":");
+    serde_json::to_writer(&mut out, &analysis.findings).ok()?;
+    out.push(b'}');
+    Some(out)
+}
+
+/// Any line: parsed as a value, so errors can be told and fields replaced.
+fn annotate_general(line: &[u8], lineno: usize) -> Vec<u8> {
     let parsed: Result<Value, String> = match std::str::from_utf8(line) {
         Ok(text) => {
             serde_json::from_str(text).map_err(|e| format!("line {lineno}: not valid JSON: {e}"))
@@ -128,35 +169,16 @@ fn annotate(line: &[u8], lineno: usize) -> Vec<u8> {
         return to_text(&Value::Object(obj));
     };
     let analysis = analyze(command);
-    if obj.contains_key("verdict") || obj.contains_key("findings") {
-        // The fields are replaced where they stand.
-        obj.insert(
-            "verdict".into(),
-            serde_json::to_value(analysis.verdict).unwrap_or(Value::Null),
-        );
-        obj.insert(
-            "findings".into(),
-            serde_json::to_value(&analysis.findings).unwrap_or(Value::Null),
-        );
-        return to_text(&Value::Object(obj));
-    }
-    // The usual line: the object as read, then the two fields written
-    // straight after it, without building them as values first.
-    let mut text = Vec::new();
-    let written = serde_json::to_writer(&mut text, &obj).and_then(|()| {
-        text.pop(); // the closing brace; the object holds "command", so `,` follows
-        text.extend_from_slice(b",\"verdict\":");
-        serde_json::to_writer(&mut text, &analysis.verdict)?;
-        text.extend_from_slice(b",\"findings\":");
-        serde_json::to_writer(&mut text, &analysis.findings)
-    });
-    if written.is_err() {
-        return to_text(&error_only(format!(
-            "line {lineno}: the analysis could not be written"
-        )));
-    }
-    text.push(b'}');
-    text
+    // Fields already there are replaced where they stand; others go last.
+    obj.insert(
+        "verdict".into(),
+        serde_json::to_value(analysis.verdict).unwrap_or(Value::Null),
+    );
+    obj.insert(
+        "findings".into(),
+        serde_json::to_value(&analysis.findings).unwrap_or(Value::Null),
+    );
+    to_text(&Value::Object(obj))
 }
 
 fn to_text(value: &Value) -> Vec<u8> {
@@ -220,6 +242,34 @@ mod tests {
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["command", "verdict", "findings"]);
         assert!(line.ends_with("}\n") && line.lines().count() == 1);
+    }
+
+    #[test]
+    fn the_usual_line_is_written_as_read_with_the_fields_after_it() {
+        let mut out = Vec::new();
+        run(&b"{ \"id\": 1, \"command\": \"ls\" }  \n"[..], &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "{ \"id\": 1, \"command\": \"ls\" ,\"verdict\":\"safe\",\"findings\":[]}\n"
+        );
+    }
+
+    #[test]
+    fn a_command_given_twice_is_written_once_as_analysed() {
+        // Whatever a reader of the output takes for the command must be
+        // the command whose verdict sits beside it.
+        for line in [
+            "{\"command\":\"curl x\",\"command\":\"ls\"}\n",
+            "{\"comm\\u0061nd\":\"curl x\",\"command\":\"ls\"}\n",
+        ] {
+            let mut out = Vec::new();
+            run(line.as_bytes(), &mut out).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            assert_eq!(text.matches("\"comm").count(), 1, "{text}");
+            let v: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(v["command"], "ls");
+            assert_eq!(v["verdict"], "safe");
+        }
     }
 
     #[test]
