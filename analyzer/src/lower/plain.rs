@@ -1,25 +1,28 @@
 //! The commonest command, lowered without running the parser: one simple
-//! command of plain words (`ls -la src/`, `git status`, `cargo test -p x`).
+//! command of plain words (`ls -la src/`, `git status`, `grep -n "a b" f`).
 //!
-//! Bash does nothing to a text made only of spaces and the bytes
-//! [`plain_byte`] allows but split it at the spaces: none of them quotes,
-//! expands, globs, redirects, separates commands or starts a comment. The
-//! first word is the program and the rest are its arguments, with two
-//! exceptions that go to the parser instead: a first word holding `=` (an
-//! assignment), and any word the grammar reads as syntax of its own
+//! Bash does nothing to a text made only of spaces, the bytes
+//! [`plain_byte`] allows, and quoted texts free of expansions and escapes
+//! ([`quoted_byte`]) but split it at the unquoted spaces and remove the
+//! quotes: none of them expands, globs, redirects, separates commands or
+//! starts a comment. The first word is the program and the rest are its
+//! arguments, with two exceptions that go to the parser instead: a first
+//! word holding `=` or a quote (an assignment, or a name the grammar may
+//! read its own way), and any word the grammar reads as syntax of its own
 //! (reserved words, declaration builtins). Texts over [`MAX_PLAIN`] bytes
 //! go to the parser as well, so its limits on steps and nodes stay the
 //! only ones that apply to long input.
 //!
 //! The IR returned here must be exactly what lowering the parser's tree
-//! gives for the same text: `analyzer/tests/plain.rs` compares the two over
-//! the shared corpora and generated texts, including every tie the grammar
-//! breaks (a word of digits is its `number` node, which carries no origin).
+//! gives for the same text: the tests below compare the two over the
+//! shared corpora and generated texts, including every tie the grammar
+//! breaks (a word of digits is its `number` node, which carries no origin;
+//! `''` is an empty quoted text and `""` nothing).
 
 use super::Lowered;
 use crate::ir::{Command, Simple};
 use crate::span::Span;
-use crate::word::{unquoted_parts, Word};
+use crate::word::{push_lit, unquoted_parts, Word};
 
 /// Longer texts take the parser's path.
 const MAX_PLAIN: usize = 1024;
@@ -46,28 +49,67 @@ const SYNTAX_WORDS: &[&str] = &[
 /// The IR of `src` when it is one simple command of plain words; `None`
 /// sends it to the parser.
 pub fn plain(src: &str) -> Option<Lowered> {
-    if src.len() > MAX_PLAIN || !src.bytes().all(|b| b == b' ' || plain_byte(b)) {
+    if src.len() > MAX_PLAIN {
         return None;
     }
+    let b = src.as_bytes();
     let mut words = Vec::new();
-    let mut at = 0;
-    for piece in src.split(' ') {
-        let start = at;
-        at += piece.len() + 1;
-        if piece.is_empty() {
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b' ' {
+            i += 1;
             continue;
         }
-        if SYNTAX_WORDS.contains(&piece) || (words.is_empty() && !program_name(piece)) {
+        let start = i;
+        let mut parts = Vec::with_capacity(1);
+        let mut quotes = 0;
+        while i < b.len() && b[i] != b' ' {
+            if plain_byte(b[i]) {
+                let end = b[i..]
+                    .iter()
+                    .position(|&c| !plain_byte(c))
+                    .map_or(b.len(), |n| i + n);
+                unquoted_parts(&src[i..end], i, &mut parts);
+                i = end;
+                continue;
+            }
+            let quote = b[i];
+            if !matches!(quote, b'\'' | b'"') {
+                return None;
+            }
+            let close = i + 1 + b[i + 1..].iter().position(|&c| c == quote)?;
+            let inner = &src[i + 1..close];
+            if !inner.bytes().all(|c| quoted_byte(quote, c)) {
+                return None;
+            }
+            // As lowering does: `''` is an empty quoted text, `""` nothing.
+            if quote == b'\'' || !inner.is_empty() {
+                push_lit(&mut parts, inner.to_string(), true);
+            }
+            quotes += 1;
+            i = close + 1;
+        }
+        let piece = &src[start..i];
+        // After `==` or `=~` the grammar may read the rest as a `[[ ]]`
+        // pattern (F41); with a quote in the word it does.
+        let pattern = quotes > 0 && (piece.contains("==") || piece.contains("=~"));
+        if pattern || SYNTAX_WORDS.contains(&piece) || (words.is_empty() && !program_name(piece)) {
             return None;
         }
-        let mut parts = Vec::with_capacity(1);
-        unquoted_parts(piece, start, &mut parts);
-        words.push(Word {
-            span: Span::new(start, start + piece.len()),
-            parts,
+        let origin = match quotes {
             // The grammar reads a word of digits as a number, whose value
             // lowering does not map back onto the source.
-            origin: (!grammar_number(piece)).then_some(start),
+            0 => (!grammar_number(piece)).then_some(start),
+            // One quoted text alone: its value is the bytes inside.
+            1 if matches!(b[start], b'\'' | b'"') && b[i - 1] == b[start] && parts.len() == 1 => {
+                Some(start + 1)
+            }
+            _ => None,
+        };
+        words.push(Word {
+            span: Span::new(start, i),
+            parts,
+            origin,
         });
     }
     let (first, last) = (words.first()?.span, words.last()?.span);
@@ -80,6 +122,16 @@ pub fn plain(src: &str) -> Option<Lowered> {
         })],
         ..Lowered::default()
     })
+}
+
+/// Bytes a quoted text may hold here: inside single quotes anything but
+/// the closing quote; inside double quotes nothing bash expands or
+/// escapes there (`$`, `` ` ``, `\`) and no `!`. No newline in either,
+/// which the repair pass has rules for.
+fn quoted_byte(quote: u8, c: u8) -> bool {
+    c != quote
+        && !matches!(c, b'\n' | b'\r')
+        && (quote == b'\'' || !matches!(c, b'$' | b'`' | b'\\' | b'!'))
 }
 
 /// A first word the grammar reads as a command name, as bash does: no `=`
@@ -160,6 +212,9 @@ mod tests {
             "dd if=/dev/zero of=out bs=1M count=2",
             "cargo test -p a,b --features x:y +nightly @file",
             "python3 -m http.server 8000",
+            "grep -n \"a b\" notes.txt",
+            "echo '' \"\" 'it''s' --x=\"y z\" a\"b\"'c'",
+            "git commit -m 'fix: the #1 bug; really'",
         ] {
             assert!(agrees(src), "{src:?} should take the shortcut");
         }
@@ -176,6 +231,12 @@ mod tests {
             "ls *.rs",
             "echo $HOME",
             "echo done if",
+            "echo \"$HOME\"",
+            "echo \"a\\\"b\"",
+            "echo 'unterminated",
+            "'ls' x",
+            "echo \"hi!\"",
+            "echo x==\"y\"",
         ] {
             assert!(plain(src).is_none(), "{src:?} is for the parser");
         }
@@ -189,15 +250,20 @@ mod tests {
                 "ls", "5", "-1", "0x10", "0x1f", "0x", "-0x7", "007", "1.5", "-", "--", "=", "a=b",
                 "--x=y", "x=", "=x", "if", "in", "fi", "time", "export", "local", "%1", "@", "a,b",
                 ":", "+", "a+b", "+=", "x.y/z", "-n", "/", "..", "_", "A_1", "coproc", "esac",
+                "''", "\"\"", "'a b'", "\"a b\"", "\"if\"", "'if'", "a\"\"a", "\"a\"b", "5\"x\"",
+                "'--x'", "\"#\"", "'#'", "\"*\"", "'$x'", "\"{}\"", "\"~\"", "\"a'b\"", "'a\"b'",
+                "\"==\"", "'=~'", "x=\"y\"", "--x=\"y z\"", "\"-\"", "\"\u{e9}\"", "'\\t'",
+                "0x\"1\"", "''\"\"", "d\"o\"ne", "\"done\"", "'['", "\"]\"", "\";\"", "'|'",
             ])
             .prop_map(str::to_string),
             "[a-z0-9_.,:=+@%/-]{1,6}",
+            "[a-z0-9=-]{0,2}(\"[a-z #*{}~=;&|<>()'-]{0,3}\"|'[a-z #*{}~=$;&|<>()\"-]{0,3}'){1,2}[a-z0-9=]{0,2}",
         ]
     }
 
     proptest! {
         #![proptest_config(ProptestConfig {
-            cases: 3000,
+            cases: 5000,
             failure_persistence: None,
             rng_seed: proptest::test_runner::RngSeed::Fixed(0x0070_6c61_696e),
             ..ProptestConfig::default()
