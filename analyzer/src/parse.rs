@@ -4,10 +4,11 @@ use std::cell::RefCell;
 use std::ops::ControlFlow;
 use std::time::Instant;
 
-use tree_sitter::{Parser, Tree};
+use tree_sitter::{Parser, Point, Range, Tree};
 
 use crate::limits::Limits;
 use crate::repair::{self, Disagreement};
+use crate::span::Span;
 
 pub enum Parsed {
     /// The tree, and the text it was parsed from: the command itself, or a
@@ -39,11 +40,18 @@ const MAX_REPAIRS: usize = 16;
 /// and re-parse spends from `steps_left`, which the caller shares between
 /// all the scripts of one command.
 pub fn parse(src: &str, limits: &Limits, steps_left: &mut usize) -> Parsed {
+    parse_in(src, None, limits, steps_left)
+}
+
+/// [`parse`], reading only the bytes of `src` in `range` when one is given
+/// (tree-sitter's included ranges): the rest is as if it were blank, and
+/// every node's position is still its position in `src`.
+pub fn parse_in(src: &str, range: Option<Span>, limits: &Limits, steps_left: &mut usize) -> Parsed {
     let start = Instant::now();
     let mut text = src.to_string();
     let mut rounds = 0;
     loop {
-        let tree = match parse_once(&text, limits, start, steps_left) {
+        let tree = match parse_once(&text, range, limits, start, steps_left) {
             Some(Ok(t)) => t,
             Some(Err(Stop::Time)) => return Parsed::TimedOut,
             Some(Err(Stop::Steps)) => return Parsed::TooManySteps,
@@ -79,6 +87,7 @@ enum Stop {
 /// speed, and the time budget is only a backstop.
 fn parse_once(
     src: &str,
+    range: Option<Span>,
     limits: &Limits,
     start: Instant,
     steps_left: &mut usize,
@@ -94,6 +103,10 @@ fn parse_once(
         }
         let parser = slot.as_mut()?;
         parser.reset();
+        // Set on every parse: the parser is shared by every caller on
+        // this thread. No ranges is the whole text.
+        let ranges: Vec<Range> = range.iter().map(|r| included(src, *r)).collect();
+        parser.set_included_ranges(&ranges).ok()?;
         let budget = limits.parse_timeout;
         let mut stopped = None;
         let mut progress = |_: &tree_sitter::ParseState| {
@@ -124,4 +137,23 @@ fn parse_once(
             }
         }
     })
+}
+
+/// `range` of `src` as tree-sitter's range, with rows and columns.
+fn included(src: &str, range: Span) -> Range {
+    let point = |at: usize| {
+        let before = &src.as_bytes()[..at];
+        let row = before.iter().filter(|&&b| b == b'\n').count();
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        Point::new(row, at - line_start)
+    };
+    Range {
+        start_byte: range.start,
+        end_byte: range.end,
+        start_point: point(range.start),
+        end_point: point(range.end),
+    }
 }

@@ -18,7 +18,7 @@ mod words;
 
 use tree_sitter::Node;
 
-pub use plain::plain;
+pub use plain::{plain, plain_in};
 pub use stages::pipeline;
 
 use crate::ir::{Command, Compound, Redirect, Simple};

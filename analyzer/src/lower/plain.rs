@@ -49,12 +49,18 @@ const SYNTAX_WORDS: &[&str] = &[
 /// The IR of `src` when it is one simple command of plain words; `None`
 /// sends it to the parser.
 pub fn plain(src: &str) -> Option<Lowered> {
-    if src.len() > MAX_PLAIN {
+    plain_in(src, Span::new(0, src.len()))
+}
+
+/// [`plain`] for the part of `src` in `range` (a pipeline's stage), with
+/// spans into the whole of `src`. `range` ends at a byte boundary of one.
+pub fn plain_in(src: &str, range: Span) -> Option<Lowered> {
+    if range.len() > MAX_PLAIN {
         return None;
     }
-    let b = src.as_bytes();
+    let b = &src.as_bytes()[..range.end];
     let mut words = Vec::new();
-    let mut i = 0;
+    let mut i = range.start;
     while i < b.len() {
         if b[i] == b' ' {
             i += 1;

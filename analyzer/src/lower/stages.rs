@@ -5,8 +5,8 @@
 //! versions and runs its error recovery on the losing ones: each stage
 //! costs about five times what it costs after `;`. A text that is one
 //! pipeline and nothing else is therefore cut at its `|` bytes, and each
-//! stage is parsed alone, in a copy of the text with every byte outside
-//! the stage turned into a space, so every span stays where it was.
+//! stage is parsed alone: the parser reads only the stage's bytes of the
+//! text (tree-sitter's included ranges), so every span stays where it was.
 //!
 //! Cutting is only sound where each `|` is certainly a pipe between
 //! stages of one pipeline, which [`stage_spans`] decides with a scan that
@@ -20,14 +20,14 @@
 //! tree gives: the tests at the end compare the two over the labeled
 //! corpus, the shared corpora and generated pipelines.
 
-use super::{lower, plain, push_stage, Lowered};
+use super::{lower, plain_in, push_stage, Lowered};
 use crate::ir::{Command, Pipeline};
 use crate::limits::Limits;
-use crate::parse::{parse, Parsed};
+use crate::parse::{parse_in, Parsed};
 use crate::span::Span;
 
-/// Longer texts take the ordinary path: each stage's copy is as long as
-/// the whole text, so the work grows with stages times length.
+/// Longer texts take the ordinary path, where the parser's step limit
+/// governs them.
 const MAX_SPLIT: usize = 1024;
 
 /// Words that, first in a stage, make it something other than one
@@ -47,20 +47,15 @@ pub fn pipeline(src: &str, limits: &Limits, steps_left: &mut usize) -> Option<Lo
     let mut nodes = 0;
     let mut out = Lowered::default();
     let mut stages = Vec::with_capacity(spans.len());
-    let mut copy = vec![b' '; src.len()];
     for sp in spans {
-        copy.fill(b' ');
-        copy[sp.start..sp.end].copy_from_slice(&src.as_bytes()[sp.start..sp.end]);
-        // Cut at ASCII bytes of valid UTF-8, so each copy is valid too.
-        let text = std::str::from_utf8(&copy).ok()?;
-        let mut one = match plain(text) {
+        let mut one = match plain_in(src, sp) {
             Some(lowered) => lowered,
             None => {
                 let Parsed::Tree {
                     tree,
                     text,
                     unrepaired,
-                } = parse(text, limits, &mut steps)
+                } = parse_in(src, Some(sp), limits, &mut steps)
                 else {
                     return None;
                 };
@@ -176,6 +171,7 @@ fn stage_spans(src: &str) -> Option<Vec<Span>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parse::parse;
     use proptest::prelude::*;
 
     /// Lowers `src` whole, as the resolver does for every text this
