@@ -16,13 +16,6 @@ mod serve;
 
 use std::process::ExitCode;
 
-// Batch analysis (`analyze --jsonl`) makes and drops many small
-// allocations on every core; mimalloc serves them faster than glibc's
-// allocator. The hook (bin/bashgate-hook.rs) keeps the system's, which
-// costs nothing to start.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     cli::run()
 }
