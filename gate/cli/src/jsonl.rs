@@ -108,8 +108,15 @@ fn annotate_batch(batch: &[Vec<u8>], done: usize, threads: usize) -> Vec<Vec<u8>
 struct Usual<'a> {
     #[serde(borrow)]
     command: std::borrow::Cow<'a, str>,
-    verdict: Option<serde::de::IgnoredAny>,
-    findings: Option<serde::de::IgnoredAny>,
+    /// Whether the key is there at all, `null` included.
+    #[serde(default, deserialize_with = "present")]
+    verdict: bool,
+    #[serde(default, deserialize_with = "present")]
+    findings: bool,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(value: D) -> Result<bool, D::Error> {
+    <serde::de::IgnoredAny as serde::Deserialize>::deserialize(value).map(|_| true)
 }
 
 /// The output object for one input line, as JSON text.
@@ -124,7 +131,7 @@ fn annotate(line: &[u8], lineno: usize) -> Vec<u8> {
 fn annotate_usual(line: &[u8]) -> Option<Vec<u8>> {
     let text = std::str::from_utf8(line).ok()?;
     let usual: Usual = serde_json::from_str(text).ok()?;
-    if usual.verdict.is_some() || usual.findings.is_some() {
+    if usual.verdict || usual.findings {
         return None;
     }
     // A valid object ends in `}` (blanks aside) and holds "command", so a
@@ -252,6 +259,25 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "{ \"id\": 1, \"command\": \"ls\" ,\"verdict\":\"safe\",\"findings\":[]}\n"
         );
+    }
+
+    #[test]
+    fn a_field_already_there_as_null_is_replaced_not_repeated() {
+        for line in [
+            "{\"command\":\"curl x\",\"verdict\":null}\n",
+            "{\"command\":\"curl x\",\"findings\":null}\n",
+        ] {
+            let mut out = Vec::new();
+            run(line.as_bytes(), &mut out).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            let v: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(v["verdict"], "network");
+            // Each finding names its verdict too; the line itself once.
+            let findings = v["findings"].as_array().unwrap().len();
+            assert_eq!(text.matches("\"verdict\"").count(), 1 + findings, "{text}");
+            assert_eq!(text.matches("\"findings\"").count(), 1, "{text}");
+            assert!(!text.contains("null"), "{text}");
+        }
     }
 
     #[test]
