@@ -105,8 +105,10 @@ fn parse_once(
         parser.reset();
         // Set on every parse: the parser is shared by every caller on
         // this thread. No ranges is the whole text.
-        let ranges: Vec<Range> = range.iter().map(|r| included(src, *r)).collect();
-        parser.set_included_ranges(&ranges).ok()?;
+        let ranges = range.map(|r| [included(src, r)]);
+        parser
+            .set_included_ranges(ranges.as_ref().map_or(&[], |r| &r[..]))
+            .ok()?;
         let budget = limits.parse_timeout;
         let mut stopped = None;
         let mut progress = |_: &tree_sitter::ParseState| {

@@ -13,7 +13,7 @@ mod redirects;
 mod stages;
 mod statements;
 #[cfg(test)]
-mod test_corpus;
+mod test_support;
 mod words;
 
 use tree_sitter::Node;

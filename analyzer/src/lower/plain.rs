@@ -161,30 +161,9 @@ fn grammar_number(w: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::by_parser;
     use super::*;
-    use crate::limits::Limits;
-    use crate::parse::{parse, Parsed};
     use proptest::prelude::*;
-
-    /// Lowers `src` through the parser, as the resolver does for every
-    /// text this module turns down.
-    fn by_parser(src: &str) -> Lowered {
-        let limits = Limits::default();
-        let mut steps = limits.max_parse_steps;
-        let Parsed::Tree {
-            tree,
-            text,
-            unrepaired,
-        } = parse(src, &limits, &mut steps)
-        else {
-            panic!("{src:?}: the parser gave no tree");
-        };
-        assert!(
-            unrepaired.is_empty(),
-            "{src:?}: the parser disagrees with bash"
-        );
-        super::super::lower(tree.root_node(), &text, limits.max_depth)
-    }
 
     /// Whether the shortcut took `src`; panics when its IR differs from
     /// the parser's.
@@ -192,7 +171,7 @@ mod tests {
         let Some(fast) = plain(src) else {
             return false;
         };
-        let slow = by_parser(src);
+        let slow = by_parser(src).unwrap_or_else(|| panic!("{src:?}: no clean parse"));
         assert_eq!(fast.commands, slow.commands, "{src:?}");
         assert!(slow.errors.is_empty() && slow.too_deep.is_none(), "{src:?}");
         assert!(
@@ -291,7 +270,7 @@ mod tests {
     /// the shared external corpora, plus every plain run of words in them.
     #[test]
     fn corpus_commands_agree() {
-        let (commands, own) = super::super::test_corpus::commands();
+        let (commands, own) = super::super::test_support::commands();
         let mut took = 0;
         for c in &commands {
             took += usize::from(agrees(c));

@@ -170,28 +170,9 @@ fn stage_spans(src: &str) -> Option<Vec<Span>> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::by_parser;
     use super::*;
-    use crate::parse::parse;
     use proptest::prelude::*;
-
-    /// Lowers `src` whole, as the resolver does for every text this
-    /// module turns down; `None` when the parser gave no clean tree.
-    fn whole(src: &str) -> Option<Lowered> {
-        let limits = Limits::default();
-        let mut steps = limits.max_parse_steps;
-        let Parsed::Tree {
-            tree,
-            text,
-            unrepaired,
-        } = parse(src, &limits, &mut steps)
-        else {
-            return None;
-        };
-        if !unrepaired.is_empty() {
-            return None;
-        }
-        Some(lower(tree.root_node(), &text, limits.max_depth))
-    }
 
     /// Whether the split took `src`; panics when its IR differs from the
     /// whole parse's.
@@ -201,7 +182,7 @@ mod tests {
         let Some(split) = pipeline(src, &limits, &mut steps) else {
             return false;
         };
-        let whole = whole(src).unwrap_or_else(|| panic!("{src:?}: split, but not clean whole"));
+        let whole = by_parser(src).unwrap_or_else(|| panic!("{src:?}: split, but not clean whole"));
         assert!(
             whole.errors.is_empty() && whole.too_deep.is_none(),
             "{src:?}: split, but the whole parse has errors"
@@ -422,7 +403,7 @@ mod tests {
     /// command the split takes, and every pipeline cut out of a longer one.
     #[test]
     fn corpus_commands_agree() {
-        let (commands, own) = super::super::test_corpus::commands();
+        let (commands, own) = super::super::test_support::commands();
         let mut took = 0;
         for c in &commands {
             took += usize::from(agrees(c));

@@ -202,11 +202,15 @@ fn error_only(message: String) -> Value {
 mod tests {
     use super::*;
 
-    fn run_str(input: &str) -> Vec<Value> {
+    /// The output text for `input`.
+    fn run_text(input: &str) -> String {
         let mut out = Vec::new();
         run(input.as_bytes(), &mut out).unwrap();
-        String::from_utf8(out)
-            .unwrap()
+        String::from_utf8(out).unwrap()
+    }
+
+    fn run_str(input: &str) -> Vec<Value> {
+        run_text(input)
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect()
@@ -235,13 +239,7 @@ mod tests {
 
     #[test]
     fn written_fields_read_back_as_the_analysis() {
-        let mut out = Vec::new();
-        run(
-            "{\"command\":\"ls \\\"a\\u00e9\\\" | curl x\"}\n".as_bytes(),
-            &mut out,
-        )
-        .unwrap();
-        let line = String::from_utf8(out).unwrap();
+        let line = run_text("{\"command\":\"ls \\\"a\\u00e9\\\" | curl x\"}\n");
         let v: Value = serde_json::from_str(&line).unwrap();
         let a = analyze("ls \"a\u{e9}\" | curl x");
         assert_eq!(v["verdict"], serde_json::to_value(a.verdict).unwrap());
@@ -253,10 +251,8 @@ mod tests {
 
     #[test]
     fn the_usual_line_is_written_as_read_with_the_fields_after_it() {
-        let mut out = Vec::new();
-        run(&b"{ \"id\": 1, \"command\": \"ls\" }  \n"[..], &mut out).unwrap();
         assert_eq!(
-            String::from_utf8(out).unwrap(),
+            run_text("{ \"id\": 1, \"command\": \"ls\" }  \n"),
             "{ \"id\": 1, \"command\": \"ls\" ,\"verdict\":\"safe\",\"findings\":[]}\n"
         );
     }
@@ -267,9 +263,7 @@ mod tests {
             "{\"command\":\"curl x\",\"verdict\":null}\n",
             "{\"command\":\"curl x\",\"findings\":null}\n",
         ] {
-            let mut out = Vec::new();
-            run(line.as_bytes(), &mut out).unwrap();
-            let text = String::from_utf8(out).unwrap();
+            let text = run_text(line);
             let v: Value = serde_json::from_str(&text).unwrap();
             assert_eq!(v["verdict"], "network");
             // Each finding names its verdict too; the line itself once.
@@ -288,9 +282,7 @@ mod tests {
             "{\"command\":\"curl x\",\"command\":\"ls\"}\n",
             "{\"comm\\u0061nd\":\"curl x\",\"command\":\"ls\"}\n",
         ] {
-            let mut out = Vec::new();
-            run(line.as_bytes(), &mut out).unwrap();
-            let text = String::from_utf8(out).unwrap();
+            let text = run_text(line);
             assert_eq!(text.matches("\"comm").count(), 1, "{text}");
             let v: Value = serde_json::from_str(&text).unwrap();
             assert_eq!(v["command"], "ls");

@@ -1,7 +1,32 @@
-//! The commands the lowering shortcuts are checked against: the labeled
-//! corpus and, where present, the shared external corpora.
+//! What the lowering shortcuts' tests share: the commands they are checked
+//! against (the labeled corpus and, where present, the shared external
+//! corpora) and the ordinary path they must agree with.
 
 use std::path::Path;
+
+use super::{lower, Lowered};
+use crate::limits::Limits;
+use crate::parse::{parse, Parsed};
+
+/// Lowers `src` through the parser, as the resolver does for every text a
+/// shortcut turns down; `None` when the parser gives no tree or disagrees
+/// with bash somewhere.
+pub fn by_parser(src: &str) -> Option<Lowered> {
+    let limits = Limits::default();
+    let mut steps = limits.max_parse_steps;
+    let Parsed::Tree {
+        tree,
+        text,
+        unrepaired,
+    } = parse(src, &limits, &mut steps)
+    else {
+        return None;
+    };
+    if !unrepaired.is_empty() {
+        return None;
+    }
+    Some(lower(tree.root_node(), &text, limits.max_depth))
+}
 
 /// Every command, and how many of them are the labeled corpus's own.
 pub fn commands() -> (Vec<String>, usize) {
