@@ -10,6 +10,8 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
+use crate::places::Places;
+
 // The entry types are shared with build.rs, which checks every entry of
 // catalog.toml with them when the analyzer is built.
 #[path = "catalog_schema.rs"]
@@ -45,6 +47,8 @@ struct CatalogFile {
     #[serde(default)]
     shell_builtins: Vec<String>,
     #[serde(default)]
+    places: Places,
+    #[serde(default)]
     programs: BTreeMap<String, Entry>,
 }
 
@@ -68,6 +72,7 @@ struct BuiltinLists {
     harmless_variable_prefixes: Vec<String>,
     #[serde(default)]
     shell_builtins: Vec<String>,
+    places: Places,
 }
 
 /// The built-in program entries, sorted by name, each as its JSON text
@@ -110,6 +115,9 @@ pub struct Catalog {
     /// Builtins: they run in the shell and start no program, so their
     /// environment is the shell's own (checked by `dangerous_variables`).
     pub shell_builtins: Vec<String>,
+    /// Where a write is proven: the work and the scratch places, less the
+    /// control places ([`crate::places`]).
+    pub places: Places,
     /// Entries parsed up front: a TOML catalog, or a user's additions,
     /// which take precedence over built-in entries of the same name.
     programs: BTreeMap<String, Entry>,
@@ -171,6 +179,7 @@ impl Catalog {
                 harmless_variables: lists.harmless_variables,
                 harmless_variable_prefixes: lists.harmless_variable_prefixes,
                 shell_builtins: lists.shell_builtins,
+                places: lists.places,
                 programs: BTreeMap::new(),
                 builtin: builtin_programs::INDEX
                     .iter()
@@ -192,6 +201,7 @@ impl Catalog {
             harmless_variables: file.harmless_variables,
             harmless_variable_prefixes: file.harmless_variable_prefixes,
             shell_builtins: file.shell_builtins,
+            places: file.places,
             programs: file.programs,
             builtin: Box::default(),
         };
@@ -213,6 +223,11 @@ impl Catalog {
         self.harmless_variable_prefixes
             .extend(more.harmless_variable_prefixes);
         self.shell_builtins.extend(more.shell_builtins);
+        let places = &mut self.places;
+        places.scratch.extend(more.places.scratch);
+        places.sinks.extend(more.places.sinks);
+        places.ordinary_hidden.extend(more.places.ordinary_hidden);
+        places.control.extend(more.places.control);
         self.programs.extend(more.programs);
         self.validate()
     }

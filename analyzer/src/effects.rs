@@ -263,7 +263,7 @@ pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {
 /// The operands, as the program's option table reads its arguments (the
 /// value of `-b 1` is no operand); without a table, every argument that
 /// does not start with `-`.
-fn operands<'a>(entry: &Entry, args: &'a [Arg]) -> Vec<(usize, &'a Arg)> {
+pub(crate) fn operands<'a>(entry: &Entry, args: &'a [Arg]) -> Vec<(usize, &'a Arg)> {
     match &entry.options {
         Some(table) => crate::option_table::read(table, args, entry.bundled_options)
             .operands
@@ -276,6 +276,18 @@ fn operands<'a>(entry: &Entry, args: &'a [Arg]) -> Vec<(usize, &'a Arg)> {
             .filter(|(_, a)| !a.shape.starts_with('-'))
             .collect(),
     }
+}
+
+/// Whether ln is given `-s` (`--symbolic`) in any spelling: its targets
+/// are then read from the link's directory.
+pub(crate) fn makes_symlinks(args: &[Arg]) -> bool {
+    args.iter()
+        .filter_map(Arg::text)
+        .take_while(|t| *t != "--")
+        .any(|t| match t.strip_prefix("--") {
+            Some(long) => long.len() >= 2 && "symbolic".starts_with(long),
+            None => t.starts_with('-') && t[1..].contains('s'),
+        })
 }
 
 const TARGET_DIRECTORY: [&str; 2] = ["-t", "--target-directory"];

@@ -25,6 +25,7 @@ pub mod limits;
 mod lower;
 mod option_table;
 mod parse;
+pub mod places;
 mod repair;
 mod resolve;
 pub mod rules;

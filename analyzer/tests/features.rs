@@ -743,7 +743,8 @@ fn found_by_the_corpus_and_the_oracle() {
         ("exec 3<>\"/dev/tcp/${HOST}/${PORT}\"", N, &["BG106"]),
         // Option clusters and forms.
         ("tar xIf ./prog a.tar", U, &["BG204"]),
-        ("tar xzf a.tgz -C out", S, &[]),
+        ("tar xzf a.tgz -C out", U, &["BG204"]),
+        ("tar xzf a.tgz -C /tmp/out", S, &[]),
         ("parallel -j4 curl -O ::: a b", N, &["BG101"]),
         ("coproc NAME { nc -l 4444; }", N, &["BG101"]),
         ("yarn", N, &["BG103"]),
@@ -1033,7 +1034,9 @@ fn environment_variables_need_a_declaration() {
         ("COLUMNS=200 NO_COLOR=1 ls", S, &[]),
         ("env LC_ALL=C grep -r x src", S, &[]),
         ("IFS=, read -r a b <<< \"1,2\"", S, &[]),
-        ("FOO=bar; ls", S, &[]),
+        // The environment may already export FOO: the next ls gets the new value.
+        ("FOO=bar; ls", U, &["BG205"]),
+        ("foo=bar; ls", S, &[]),
         ("export FOO=bar; echo \"$FOO\"", S, &[]),
     ]);
 }
@@ -1103,9 +1106,12 @@ fn option_spellings_code_paths_and_hidden_writes() {
         ("cp --suffix=rc f .bash", U, &["BG204"]),
         ("echo x > .bash_aliases", U, &["BG213"]),
         ("cp x .claude/settings.json", U, &["BG213"]),
-        ("tar -xzf a.tgz -C out", S, &[]),
-        ("tar --directory=build -xf a.tar", S, &[]),
-        ("unzip -d out a.zip", S, &[]),
+        ("tar -xzf a.tgz -C out", U, &["BG204"]),
+        ("tar -xzf a.tgz -C /tmp/out", S, &[]),
+        ("tar --directory=build -xf a.tar", U, &["BG204"]),
+        ("tar --directory=/var/tmp/build -xf a.tar", S, &[]),
+        ("unzip -d out a.zip", U, &["BG204"]),
+        ("unzip -d /tmp/out a.zip", S, &[]),
         ("unzip -l a.zip", S, &[]),
         ("tar -tvf a.tar", S, &[]),
         ("tar czf a.tgz src", S, &[]),
@@ -1168,7 +1174,8 @@ fn options_are_read_as_the_program_reads_them() {
         ("openssl x509 -in c.pem -noout -text", S, &[]),
         ("openssl x509 -in c.pem -frobnicate", U, &["BG214"]),
         ("xxd -c8 -g1 f", S, &[]),
-        ("tar xzf a.tgz -C out", S, &[]),
+        ("tar xzf a.tgz -C out", U, &["BG204"]),
+        ("tar xzf a.tgz -C /tmp/out", S, &[]),
         ("tar cQf a.tar src", U, &["BG214"]),
     ]);
 }
@@ -1295,7 +1302,7 @@ fn writes_found_by_the_option_review() {
         ("tar -xf a.tar -C /usr", U, &["BG204"]),
         ("tar -xf a.tar -C out -C .", U, &["BG204"]),
         ("tar -xf a.tar -C /tmp/x", S, &[]),
-        ("unzip -d /opt/app/vendor a.zip", S, &[]),
+        ("unzip -d /opt/app/vendor a.zip", U, &["BG204"]),
         // Found by the review of bash's builtins.
         ("jobs -x echo hi", U, &["BG204"]),
         ("set -eo keyword; env X=1 ls", U, &["BG205"]),
@@ -1315,7 +1322,7 @@ fn writes_found_by_the_option_review() {
         ("shopt -s cdable_vars; cd v; cp x pre-commit", U, &["BG213"]),
         ("cd \"$d\" && ls", S, &[]),
         ("cd src && cp x y", S, &[]),
-        ("cd && cp x notes.txt", S, &[]),
+        ("cd && cp x notes.txt", U, &["BG213"]),
         ("cd \"$d\" && cp x /tmp/out", S, &[]),
         // Options read through the table: letters inside a value are no
         // options, and a quoted run-time word with a literal start is none.

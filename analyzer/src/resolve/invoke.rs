@@ -5,6 +5,7 @@ use crate::analysis::Invocation;
 use crate::catalog::{Catalog, Class, Entry, Escape, EscapeVerdict, Special};
 use crate::rules::Rule;
 use crate::scripts;
+use crate::span::Span;
 use crate::verdict::Verdict;
 use crate::word::Value;
 
@@ -431,9 +432,8 @@ impl<'c> Resolver<'c> {
                                 "history expansion (`set -H`) rewrites later lines with `!` references into commands the text does not show",
                             );
                         }
-                        Some("cdable_vars") => {
-                            self.cwd_unknown.get_or_insert(frame.map.map(span));
-                        }
+                        Some("cdable_vars") => self.changes_directory(None, span, frame),
+                        Some("dotglob") => self.dotglob = true,
                         None => {
                             self.add(
                                 frame,
@@ -446,11 +446,11 @@ impl<'c> Resolver<'c> {
                     }
                 }
             }
-            "cd" | "pushd" | "popd" => {
-                if let Some(span) = changes_to_unknown_directory(canon, rest) {
-                    self.cwd_unknown.get_or_insert(frame.map.map(span));
-                }
-            }
+            "cd" | "pushd" | "popd" => match cd_target(canon, rest) {
+                CdTarget::Stays => {}
+                CdTarget::To(dir) => self.changes_directory(Some(&dir), Span::default(), frame),
+                CdTarget::Unknown(span) => self.changes_directory(None, span, frame),
+            },
             "let" => {
                 for a in rest {
                     if let Some(t) = a.text() {
@@ -507,9 +507,12 @@ impl<'c> Resolver<'c> {
     }
 
     /// A program that may write (not read-only) given an argument that
-    /// names a protected place: which argument it writes is not modelled
-    /// closely enough everywhere (`cp -t.git/hooks`, `sed 'w .bashrc'`,
-    /// `cd .git && ...`, a symlink made earlier), so it is not proven.
+    /// names a protected place or a control place: which argument it
+    /// writes is not modelled closely enough everywhere (`gunzip
+    /// .git/hooks/x.gz`, `cp -t.git/hooks`), so it is not proven. The
+    /// operands a write model says it writes are judged by place in
+    /// `check_args`; a link maker's targets are judged here, since a
+    /// later write through the link lands where it points.
     fn check_protected_mentions(
         &mut self,
         canon: &str,
@@ -519,38 +522,48 @@ impl<'c> Resolver<'c> {
     ) {
         // A wrapper writes through its escapes (`find -fprint`) or through
         // what it runs, which is checked on its own, unless its entry says
-        // it writes an operand itself (`script FILE`).
-        let writer = matches!(entry.class, Class::Local | Class::Shell)
+        // it writes an operand itself (`script FILE`); a shell's writes are
+        // its script's, and the words after the script are its arguments.
+        let writer = entry.class == Class::Local
             || (entry.class == Class::Wrapper && entry.writes.is_some());
         if !writer || self.catalog.read_only_programs.iter().any(|p| p == canon) {
             return;
         }
-        // A script (sed's `w`, awk's `print >`) writes where its text says.
-        let modelled =
-            (entry.writes.is_some() || !entry.output_options.is_empty()) && entry.script.is_none();
-        let mut effects = vec![false; rest.len()];
-        for (i, _) in crate::effects::file_effects(entry, rest).writes {
-            effects[i] = true;
-        }
-        let written = |i: usize| match entry.writes {
-            // chmod writes only when its mode can let something run.
-            Some(crate::catalog::Writes::All)
-                if entry.modes.as_ref().is_some_and(Vec::is_empty) =>
-            {
-                effects[i]
+        // A script (sed's `w`, awk's `print >`) writes where its text says,
+        // and its reader hands those names to the write model.
+        let modelled = entry.writes.is_some()
+            || !entry.output_options.is_empty()
+            || entry.script.is_some()
+            || entry.removes.is_some();
+        if entry.links {
+            let operands: Vec<(usize, &Arg)> = crate::effects::operands(entry, rest);
+            let link = operands.last().map(|(_, a)| a.shape.clone());
+            let symbolic = crate::effects::makes_symlinks(rest);
+            for (_, target) in operands.iter().take(operands.len().saturating_sub(1)) {
+                let path = match (&link, symbolic) {
+                    (Some(l), true) => crate::places::link_target(l, &target.shape),
+                    _ => target.shape.clone(),
+                };
+                self.judge_write(
+                    &format!("`{canon}` (a link to it)"),
+                    &path,
+                    target,
+                    false,
+                    frame,
+                );
             }
-            Some(crate::catalog::Writes::All) => true,
-            Some(crate::catalog::Writes::Last) => i + 1 == rest.len() || effects[i],
-            Some(crate::catalog::Writes::Second) | None => effects[i],
-        };
-        for (i, a) in rest.iter().enumerate() {
-            // With a write model, an operand it does not write is only read
-            // (`cp .git/hooks/x.sample /tmp/x`); options are always looked at.
-            if modelled && !entry.links && !a.shape.starts_with('-') && !written(i) {
+        }
+        for a in rest {
+            let option = a.shape.starts_with('-');
+            if modelled && !option {
                 continue;
             }
-            if let Some(place) = self.catalog.names_protected_place(&a.shape) {
-                let place = place.to_string();
+            let place = self
+                .catalog
+                .names_protected_place(&a.shape)
+                .map(str::to_string)
+                .or_else(|| self.catalog.places.control_in(&a.shape));
+            if let Some(place) = place {
                 self.add(
                     frame,
                     Rule::WritesSystemDir,
@@ -598,36 +611,6 @@ impl<'c> Resolver<'c> {
     }
 
     /// Escape options, opaque arguments, scripts and notes for one program.
-    /// One written path, judged: a protected place (BG213), a relative
-    /// name after the working directory became unknown, a name only known
-    /// at run time, or (for `name_prefix` programs) a prefix that can
-    /// complete a protected name. `arg` is the argument it comes from.
-    pub(super) fn judge_write(
-        &mut self,
-        canon: &str,
-        path: &str,
-        arg: &Arg,
-        name_prefix: bool,
-        frame: &Frame,
-    ) -> Verdict {
-        let hit = self
-            .catalog
-            .persistence_target(path)
-            .or_else(|| self.catalog.names_protected_place(path).map(String::from));
-        let why = if let Some(hit) = hit {
-            format!("`{canon}` writes `{path}` ({hit}), which decides what later commands run")
-        } else if self.cwd_unknown.is_some() && super::is_relative(path) {
-            format!("`{canon}` writes `{path}` relative to a working directory only known at run time, which could be a protected place (.git/hooks, ~/.local/bin)")
-        } else if written_path_unknown(self.catalog, path, arg) {
-            format!("`{canon}` writes `{path}`, a name only known at run time that could be one that decides what later commands run")
-        } else if name_prefix && prefix_could_complete(self.catalog, path) {
-            format!("`{canon}` writes files whose names start with `{path}`, which can complete a name that decides what later commands run")
-        } else {
-            return Verdict::Safe;
-        };
-        self.add(frame, Rule::WritesSystemDir, arg.span, why)
-    }
-
     pub(super) fn check_args(
         &mut self,
         canon: &str,
@@ -779,6 +762,9 @@ impl<'c> Resolver<'c> {
         if let Some(esc) = merges_tree_here(entry, args) {
             verdict = verdict.max(self.add(frame, Rule::EscapeOption, esc.0, esc.1));
         }
+        if let Some((span, why)) = brings_tree_in(&self.catalog.places, entry, args) {
+            verdict = verdict.max(self.add(frame, Rule::WritesSystemDir, span, why));
+        }
         if let Some(mode_options) = &entry.modes {
             // chmod: any argument may be a mode (`-w`, `u+s`, `4755`), and
             // the first operand is one; install -m: the option's values in
@@ -805,8 +791,13 @@ impl<'c> Resolver<'c> {
             }
         }
         if let Some(lang) = entry.script {
-            for f in scripts::check(lang, args) {
+            let checked = scripts::check(lang, args);
+            for f in checked.findings {
                 verdict = verdict.max(self.add(frame, f.rule, f.span, f.message));
+            }
+            for (span, file) in checked.writes {
+                let value = Value::Static(file.clone());
+                verdict = verdict.max(self.judge_written_word(canon, &file, &value, span, frame));
             }
         }
         verdict
@@ -898,13 +889,21 @@ fn shell_options_on(canon: &str, rest: &[Arg]) -> Vec<(crate::span::Span, Option
     out
 }
 
-/// Whether `cd`/`pushd`/`popd` goes to a directory no argument shows: a
-/// run-time name, `-` ($OLDPWD), a stack entry (`+N`, `-N`, `popd`), or
-/// pushd's swap. `cd` alone goes home, which is shown as much as `~`.
-fn changes_to_unknown_directory(canon: &str, rest: &[Arg]) -> Option<crate::span::Span> {
+/// Where `cd`, `pushd` or `popd` goes.
+enum CdTarget {
+    /// Nowhere (`pushd` with no argument swaps, so it is not this).
+    Stays,
+    /// To a directory as written; `cd` alone goes home (`~`).
+    To(String),
+    /// To one no argument shows: a run-time name, `-` ($OLDPWD), a stack
+    /// entry (`+N`, `-N`, `popd`), or pushd's swap.
+    Unknown(crate::span::Span),
+}
+
+fn cd_target(canon: &str, rest: &[Arg]) -> CdTarget {
     let here = rest.first().map(|a| a.span).unwrap_or_default();
     if canon == "popd" {
-        return Some(here);
+        return CdTarget::Unknown(here);
     }
     // cd's and pushd's options are -L, -P, -e, -@ and -n.
     let mut operands = rest.iter().skip_while(|a| {
@@ -914,63 +913,15 @@ fn changes_to_unknown_directory(canon: &str, rest: &[Arg]) -> Option<crate::span
     });
     let operand = operands.find(|a| a.text() != Some("--"));
     match operand {
-        None if canon == "pushd" => Some(here),
-        None => None,
+        None if canon == "pushd" => CdTarget::Unknown(here),
+        None => CdTarget::To("~".into()),
         Some(a) => match a.text() {
-            None => Some(a.span),
-            Some(t) if t == "-" || t.starts_with(['+', '-']) => Some(a.span),
-            Some(_) => None,
+            None => CdTarget::Unknown(a.span),
+            Some(t) if t == "-" || t.starts_with(['+', '-']) => CdTarget::Unknown(a.span),
+            Some("") => CdTarget::Stays,
+            Some(t) => CdTarget::To(t.to_string()),
         },
     }
-}
-
-/// Whether a written path computed at run time could land on a protected
-/// place: a run-time part anywhere but the last component can hold `..`
-/// and climb anywhere; a glob (or a source's name) in the last component
-/// matters when it can match a protected name (`.*`, `*`, not `*.log`).
-pub(super) fn written_path_unknown(catalog: &Catalog, path: &str, arg: &Arg) -> bool {
-    // A process substitution's pipe (`tee >(...)`) is no file, and a `*`
-    // in a name fully known is a character.
-    if !path.contains('*') || path.starts_with("/dev/fd/") || matches!(arg.value, Value::Static(_))
-    {
-        return false;
-    }
-    // A run-time part other than a glob can hold `/` and `..`: it can
-    // climb anywhere, whatever text is around it (`-o"$d"mmit`).
-    let (dir, base) = path.rsplit_once('/').unwrap_or(("", path));
-    if matches!(arg.value, Value::Dynamic) || dir.contains('*') {
-        return true;
-    }
-    protected_names(catalog).any(|name| glob_match(base, name))
-}
-
-/// The names a protected place can have as a path's last component:
-/// `.bashrc`, `.git`, `hooks`, `bin`...
-fn protected_names(catalog: &Catalog) -> impl Iterator<Item = &str> {
-    catalog
-        .persistence_files
-        .iter()
-        .chain(&catalog.persistence_dirs)
-        .flat_map(|p| p.trim_start_matches("~/").split('/'))
-        .filter(|c| !c.is_empty())
-}
-
-/// Whether names made by appending to `prefix` (split's PREFIX, csplit's
-/// `-f`) can be protected: a hidden or protected name it starts, or a
-/// protected place it sits in.
-fn prefix_could_complete(catalog: &Catalog, prefix: &str) -> bool {
-    let (dir, base) = prefix.rsplit_once('/').unwrap_or(("", prefix));
-    if base.starts_with('.') || prefix.contains('*') {
-        return true;
-    }
-    if catalog.persistence_target(&format!("{prefix}x")).is_some() {
-        return true;
-    }
-    catalog.persistence_files.iter().any(|f| {
-        let f = f.trim_start_matches("~/").trim_start_matches('/');
-        let (fdir, fbase) = f.rsplit_once('/').unwrap_or(("", f));
-        fbase.starts_with(base) && (fdir.is_empty() || dir.ends_with(fdir))
-    })
 }
 
 /// A recursive copy whose source's contents land directly in the working
@@ -1009,6 +960,58 @@ fn merges_tree_here(entry: &Entry, args: &[Arg]) -> Option<(crate::span::Span, S
             "a directory's contents are copied into the working directory or home, where names the command does not show (.git/hooks, .envrc...) would land".to_string(),
         )
     })
+}
+
+/// A move, or a recursive copy, of something outside the working tree
+/// into anywhere but a scratch place: it may be a directory, whose names
+/// the command does not show (`cp -r /tmp/payload sub`, `mv /tmp/x sub`
+/// bring `sub/.git/config` along if the payload holds one).
+fn brings_tree_in(
+    places: &crate::places::Places,
+    entry: &Entry,
+    args: &[Arg],
+) -> Option<(crate::span::Span, String)> {
+    use crate::places::{Known, Place};
+    if entry.writes != Some(crate::catalog::Writes::Last) {
+        return None;
+    }
+    let moves = entry.removes == Some(crate::catalog::Removes::AllButLast);
+    let recursive = entry.recursive_copy
+        && (has_any_option(entry, args, &RECURSIVE.map(String::from))
+            || args.iter().filter_map(Arg::text).any(|t| {
+                t.starts_with('-') && !t.starts_with("--") && t[1..].contains(['r', 'R', 'a'])
+            }));
+    if !moves && !recursive {
+        return None;
+    }
+    let targets = crate::effects::option_values(&["-t", "--target-directory"], args);
+    let operands = crate::effects::operands(entry, args);
+    let (dest, sources) = match targets.first() {
+        Some((_, t)) => (t.clone(), &operands[..]),
+        None => {
+            let (last, sources) = operands.split_last()?;
+            (last.1.shape.clone(), sources)
+        }
+    };
+    let known = |a: &Arg| match a.value {
+        Value::Static(_) => Known::Fully,
+        Value::Glob(_) => Known::Glob { dotglob: false },
+        Value::Dynamic => Known::RunTime,
+    };
+    if places.place(&dest, Known::Fully) == Place::Scratch {
+        return None;
+    }
+    let (_, from) = sources
+        .iter()
+        .find(|(_, s)| places.place(&s.shape, known(s)) != Place::Work)?;
+    let what = if moves { "moves" } else { "copies a tree" };
+    Some((
+        from.span,
+        format!(
+            "this {what} from `{}`, outside the working tree, into it: a directory brings names the command does not show (.git/hooks, .envrc...)",
+            from.shape
+        ),
+    ))
 }
 
 const RECURSIVE: [&str; 3] = ["--recursive", "--archive", "-R"];
@@ -1111,7 +1114,7 @@ fn dynamic_can_reach_escape(entry: &Entry, arg: &Arg) -> bool {
 }
 
 /// `*`-only glob matching, iterative.
-pub(super) fn glob_match(pattern: &str, text: &str) -> bool {
+pub(crate) fn glob_match(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
     let (mut pi, mut ti) = (0, 0);
@@ -1196,34 +1199,10 @@ fn directory_given(catalog: &Catalog, args: &[Arg], options: &[String]) -> bool 
             .all(|v| v.is_some_and(|v| is_elsewhere(catalog, v)))
 }
 
-/// A directory that is neither the working one, nor home, nor one holding
-/// a protected place (`/etc` holds /etc/cron.d, `/home/me` is a home).
+/// A directory where extracting names no command shows is harmless: a
+/// scratch place, with no control place in its path (`-C /tmp/x`).
 fn is_elsewhere(catalog: &Catalog, dir: &str) -> bool {
-    let d = dir.trim_end_matches('/');
-    if matches!(d, "" | "." | ".." | "~")
-        || d.starts_with('~')
-        || d.starts_with("./.")
-        || d.contains("..")
-    {
-        return false;
-    }
-    if !d.starts_with('/') {
-        return true;
-    }
-    let parts: Vec<&str> = d.split('/').filter(|p| !p.is_empty()).collect();
-    let is_home = matches!(parts.as_slice(), ["root"] | ["home"] | ["home", _]);
-    let holds_protected = catalog
-        .persistence_files
-        .iter()
-        .chain(&catalog.persistence_dirs)
-        .chain(&catalog.system_dirs)
-        .map(|p| p.trim_start_matches('/'))
-        .filter(|p| !p.starts_with(['.', '~']))
-        .any(|p| {
-            let p = format!("/{p}");
-            p == d || p.starts_with(&format!("{d}/"))
-        });
-    !is_home && !holds_protected && catalog.persistence_target(&format!("{d}/x")).is_none()
+    catalog.places.place(dir, crate::places::Known::Fully) == crate::places::Place::Scratch
 }
 
 /// Whether a static argument before `--` is one of `options`: a long

@@ -7,7 +7,9 @@ mod options;
 mod setvars;
 mod shells;
 mod wrappers;
+mod writes;
 
+pub(crate) use invoke::glob_match;
 pub use shells::Syntax;
 
 use std::collections::{HashMap, HashSet};
@@ -135,15 +137,24 @@ pub struct Resolver<'c> {
     /// program that runs.
     exported: Vec<(String, Span, Vec<String>)>,
     /// Plain assignments (`X=1` alone), exported too under `set -a`.
-    plain_assigned: Vec<(String, Span, Vec<String>)>,
+    /// With the number of programs started before it, when that is the
+    /// order they run in (outside loops, functions and embedded scripts).
+    plain_assigned: Vec<(String, Span, Vec<String>, Option<usize>)>,
+    /// How many loops or function bodies the walk is inside: there a
+    /// command may run again after the text that follows it.
+    repeats: usize,
     /// Where `set -a` (or `-o allexport`) exports every later assignment.
     allexport: Option<(Span, Vec<String>)>,
     /// Programs started (not builtins) that could otherwise be local, for
     /// exported variables.
     env_programs: Vec<String>,
-    /// Where the working directory became one no argument shows (`cd
-    /// "$d"`, `cd -`, `popd`): a relative write after it can land anywhere.
-    cwd_unknown: Option<Span>,
+    /// Every working directory the command may move to.
+    working_dirs: writes::WorkingDirs,
+    /// Relative writes, judged in `finish` against `working_dirs`.
+    relative_writes: Vec<writes::RelativeWrite>,
+    /// Whether the command may turn on dotglob (`shopt -s dotglob`,
+    /// `GLOBIGNORE=`): a glob's leading `*` then matches hidden names.
+    dotglob: bool,
 }
 
 impl<'c> Resolver<'c> {
@@ -166,9 +177,12 @@ impl<'c> Resolver<'c> {
             env: Vec::new(),
             exported: Vec::new(),
             plain_assigned: Vec::new(),
+            repeats: 0,
             allexport: None,
             env_programs: Vec::new(),
-            cwd_unknown: None,
+            working_dirs: writes::WorkingDirs::default(),
+            relative_writes: Vec::new(),
+            dotglob: false,
         }
     }
 
@@ -453,16 +467,34 @@ impl<'c> Resolver<'c> {
     /// Variables the command exports reach every program it starts; one
     /// that a started program's entry does not declare harmless is BG205.
     fn exported_variables(&mut self) {
-        let mut exported = std::mem::take(&mut self.exported);
-        if self.allexport.is_some() {
-            exported.extend(std::mem::take(&mut self.plain_assigned));
-        }
+        // Each with the first program it can reach (all of them, unless the
+        // order is known) and whether it was exported explicitly.
+        let mut exported: Vec<(String, Span, Vec<String>, usize, bool)> =
+            std::mem::take(&mut self.exported)
+                .into_iter()
+                .map(|(n, s, v)| (n, s, v, 0, true))
+                .collect();
+        // A plain assignment exports under `set -a`, and to a name already
+        // in the environment it changes what every later program is given:
+        // upper-case names are the ones real environments hold (SHLVL,
+        // HOME, TERM, and whatever the person's profile exports).
+        let allexport = self.allexport.is_some();
+        exported.extend(
+            std::mem::take(&mut self.plain_assigned)
+                .into_iter()
+                .filter(|(name, _, _, _)| allexport || environment_name(name))
+                .map(|(n, s, v, after)| {
+                    // Under `set -a` the order is not tracked.
+                    let after = if allexport { 0 } else { after.unwrap_or(0) };
+                    (n, s, v, after, allexport)
+                }),
+        );
         let programs = std::mem::take(&mut self.env_programs);
-        for (name, span, via) in exported {
+        for (name, span, via, after, explicit) in exported {
             if self.catalog.is_dangerous_variable(&name) {
                 continue; // reported where it is assigned
             }
-            let reader = programs.iter().find(|p| {
+            let reader = programs[after.min(programs.len())..].iter().find(|p| {
                 !self
                     .catalog
                     .is_harmless_variable(&name, self.catalog.get(p))
@@ -471,7 +503,11 @@ impl<'c> Resolver<'c> {
                 self.add_via(
                     Rule::DangerousAssignment,
                     span,
-                    format!("{name} is exported, and `{p}` does not declare it harmless: programs read variables like this for configuration, helper programs or options"),
+                    if explicit {
+                        format!("{name} is exported, and `{p}` does not declare it harmless: programs read variables like this for configuration, helper programs or options")
+                    } else {
+                        format!("{name} is assigned, and an environment may already export it (upper-case names usually are), so `{p}` would run with the new value; it does not declare {name} harmless: programs read variables like this for configuration, helper programs or options")
+                    },
                     &via,
                 );
             }
@@ -482,6 +518,7 @@ impl<'c> Resolver<'c> {
     /// whose values are only known at run time, files downloaded and run.
     pub fn finish(&mut self) {
         self.downloaded_code();
+        self.relative_writes();
         let refs = std::mem::take(&mut self.arith_refs);
         for (name, span, via) in refs {
             if self.runtime_vars.contains_key(&name) {
@@ -593,17 +630,22 @@ impl<'c> Resolver<'c> {
                     .map(|r| self.redirect(r, frame))
                     .collect();
                 let inner = stdin_of(&c.redirects, &carried).unwrap_or_else(|| feed.clone());
+                let repeats = matches!(c.kind, "while" | "for");
+                self.repeats += usize::from(repeats);
                 self.commands(&c.body, frame, &inner);
+                self.repeats -= usize::from(repeats);
             }
             Command::Function(f) => {
                 self.functions.insert(f.name.clone());
                 // The body runs whenever the function is called, with
                 // whatever input the caller gives it.
+                self.repeats += 1;
                 self.command(
                     &f.body,
                     &frame.with_via(format!("function {}", f.name)),
                     &Feed::Inherited,
                 );
+                self.repeats -= 1;
             }
         }
     }
@@ -691,10 +733,13 @@ impl<'c> Resolver<'c> {
             .collect();
         if s.words.is_empty() {
             for a in &s.assignments {
+                let ordered =
+                    (self.repeats == 0 && frame.via.is_empty()).then_some(self.env_programs.len());
                 self.plain_assigned.push((
                     a.name.clone(),
                     frame.map.map(a.span),
                     frame.via.clone(),
+                    ordered,
                 ));
             }
             return;
@@ -786,46 +831,16 @@ impl<'c> Resolver<'c> {
                     span: frame.map.map(r.span),
                     via: frame.via.clone(),
                 });
-                if r.op.contains('>') {
-                    if let Some(hit) = self.catalog.persistence_target(&w.shape()) {
-                        self.add(
-                            frame,
-                            Rule::WritesSystemDir,
-                            r.span,
-                            format!(
-                                "`{}` writes `{}` ({hit}), which decides what later commands run",
-                                r.op,
-                                w.shape()
-                            ),
-                        );
-                    } else if !is_procsub && self.cwd_unknown.is_some() && is_relative(&w.shape()) {
-                        self.add(
-                            frame,
-                            Rule::WritesSystemDir,
-                            r.span,
-                            format!(
-                                "`{}` writes `{}` relative to a working directory only known at run time, which could be a protected place (.git/hooks, ~/.local/bin)",
-                                r.op,
-                                w.shape()
-                            ),
-                        );
-                    } else if !is_procsub
-                        && !could_be_dev_net(&w.static_prefix())
-                        && invoke::written_path_unknown(
-                            self.catalog,
+                if r.op.contains('>') && !is_procsub {
+                    let value = w.value();
+                    // A socket is the network's finding, not a write.
+                    if !matches!(&value, Value::Static(path) if is_dev_net(path)) {
+                        self.judge_written_word(
+                            &format!("`{}`", r.op),
                             &w.shape(),
-                            &Arg::from_word(w),
-                        )
-                    {
-                        self.add(
-                            frame,
-                            Rule::WritesSystemDir,
+                            &value,
                             r.span,
-                            format!(
-                                "`{}` writes `{}`, a name only known at run time that could be one that decides what later commands run",
-                                r.op,
-                                w.shape()
-                            ),
+                            frame,
                         );
                     }
                 }
@@ -943,9 +958,15 @@ fn normalize(path: &str) -> String {
     }
 }
 
-/// A path resolved against the working directory (not `/…` or `~…`).
-pub(super) fn is_relative(path: &str) -> bool {
-    !path.starts_with('/') && !path.starts_with('~')
+/// A name environments hold: upper-case letters, digits and `_`, with a
+/// letter among them (`SHLVL`, `XDG_CONFIG_HOME`), or a proxy variable,
+/// which tools read in lower case too.
+fn environment_name(name: &str) -> bool {
+    let upper = name.bytes().any(|b| b.is_ascii_uppercase())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+    upper || name.ends_with("_proxy")
 }
 
 #[cfg(test)]

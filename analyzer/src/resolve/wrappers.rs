@@ -91,9 +91,26 @@ impl<'c> Resolver<'c> {
                 let mut verdict = Verdict::Safe;
                 // The wrapper's own options (before its command) can be
                 // escape hatches too: `strace -o '|sh'`.
+                let end = parsed.command.unwrap_or(rest.len()).min(rest.len());
                 if !entry.escapes.is_empty() {
-                    let end = parsed.command.unwrap_or(rest.len()).min(rest.len());
                     verdict = verdict.max(self.check_args(canon, entry, &rest[..end], frame));
+                } else {
+                    // What it writes itself: `time -o FILE`, `script FILE`.
+                    let own = &rest[..end];
+                    let mut written = crate::effects::option_values(&entry.output_options, own);
+                    if entry.writes.is_some() {
+                        written.extend(
+                            parsed
+                                .operands
+                                .iter()
+                                .filter(|&&i| i < end)
+                                .map(|&i| (i, rest[i].shape.clone())),
+                        );
+                    }
+                    for (i, path) in written {
+                        verdict =
+                            verdict.max(self.judge_write(canon, &path, &rest[i], false, frame));
+                    }
                 }
                 for (name, a) in &parsed.assignments {
                     // In the environment of what the wrapper runs.
@@ -113,26 +130,8 @@ impl<'c> Resolver<'c> {
                     if !entry.chdir_options.contains(opt) {
                         continue;
                     }
-                    match dir.text() {
-                        None => {
-                            self.cwd_unknown.get_or_insert(frame.map.map(dir.span));
-                        }
-                        Some(d) => {
-                            let place = self
-                                .catalog
-                                .names_protected_place(d)
-                                .map(String::from)
-                                .or_else(|| self.catalog.persistence_target(&format!("{d}/x")));
-                            if let Some(place) = place {
-                                verdict = verdict.max(self.add(
-                                    frame,
-                                    Rule::WritesSystemDir,
-                                    dir.span,
-                                    format!("`{canon} {opt}` runs its program in {place}, where a write changes what later commands run"),
-                                ));
-                            }
-                        }
-                    }
+                    // Its relative writes are judged against DIR too.
+                    self.changes_directory(dir.text(), dir.span, frame);
                 }
                 for script in &parsed.scripts {
                     verdict = verdict.max(self.shell_string(
@@ -578,6 +577,8 @@ impl<'c> Resolver<'c> {
                 // that prefix (it cannot become an option when the prefix
                 // is static and does not begin with `-`).
                 let path = if action.ends_with("dir") {
+                    // The program runs in each found file's directory.
+                    self.changes_directory(None, rest[i].span, inner);
                     "./".to_string()
                 } else {
                     start_prefix.clone()
@@ -585,8 +586,9 @@ impl<'c> Resolver<'c> {
                 let command: Vec<Arg> = rest[start..end]
                     .iter()
                     .map(|a| match a.text() {
+                        // `**`: any path below, hidden names included.
                         Some("{}") if !path.is_empty() && !path.starts_with('-') => {
-                            Arg::new(Value::Glob(format!("{path}*")), a.span, None)
+                            Arg::new(Value::Glob(format!("{path}**")), a.span, None)
                         }
                         Some(t) if t.contains("{}") => Arg::dynamic(a.span),
                         _ => a.clone(),

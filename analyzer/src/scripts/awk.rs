@@ -2,7 +2,7 @@
 //! commands: `system()`, pipes to and from commands (`|`, `|&`), and
 //! extension loading. Network special files are caught by the catalog.
 
-use super::{long_option, ScriptFinding};
+use super::{long_option, Checked, ScriptFinding};
 use crate::args::Arg;
 use crate::rules::Rule;
 
@@ -37,8 +37,9 @@ const LONG: &[&str] = &[
     "--csv",
 ];
 
-pub fn check(args: &[Arg]) -> Vec<ScriptFinding> {
+pub fn check(args: &[Arg]) -> Checked {
     let mut out = Vec::new();
+    let mut writes = Vec::new();
     let mut programs: Vec<(&Arg, String)> = Vec::new();
     let mut explicit = false;
     let mut i = 0;
@@ -177,40 +178,53 @@ pub fn check(args: &[Arg]) -> Vec<ScriptFinding> {
         }
     }
     for (a, text) in programs {
-        if let Some(why) = scan(&text) {
-            out.push(ScriptFinding {
+        let mut files = Vec::new();
+        match scan(&text, &mut files) {
+            Some(why) => out.push(ScriptFinding {
                 rule: Rule::EscapeOption,
                 span: a.span,
                 message: why,
-            });
+            }),
+            None => writes.extend(files.into_iter().map(|f| (a.span, f))),
         }
     }
-    out
+    Checked {
+        findings: out,
+        writes,
+    }
 }
 
-/// Whether a redirection's target is one string literal and nothing more
-/// (the written name is then in the command, for the write model to see).
-fn literal_target(rest: &[char]) -> bool {
+/// The file a redirection writes when its target is one string literal
+/// and nothing more, with no escape in it (awk reads `"\056git"` as
+/// `.git`): the written name is then in the command, for the write model
+/// to judge by place.
+fn literal_target(rest: &[char]) -> Option<String> {
     let mut p = 0;
     while rest.get(p).is_some_and(|c| *c == ' ' || *c == '\t') {
         p += 1;
     }
     if rest.get(p) != Some(&'"') {
-        return false;
+        return None;
     }
     p += 1;
+    let start = p;
     while p < rest.len() && rest[p] != '"' {
-        p += if rest[p] == '\\' { 2 } else { 1 };
+        if rest[p] == '\\' {
+            return None;
+        }
+        p += 1;
     }
+    let name: String = rest[start..p.min(rest.len())].iter().collect();
     p += 1;
     while rest.get(p).is_some_and(|c| *c == ' ' || *c == '\t') {
         p += 1;
     }
-    matches!(rest.get(p), None | Some(';' | '\n' | '}'))
+    matches!(rest.get(p), None | Some(';' | '\n' | '}')).then_some(name)
 }
 
-/// Looks through an awk program, outside strings, regexes and comments.
-fn scan(prog: &str) -> Option<String> {
+/// Looks through an awk program, outside strings, regexes and comments;
+/// the files its `print >` statements write are added to `writes`.
+fn scan(prog: &str, writes: &mut Vec<String>) -> Option<String> {
     let b: Vec<char> = prog.chars().collect();
     let n = b.len();
     let mut p = 0;
@@ -234,10 +248,13 @@ fn scan(prog: &str) -> Option<String> {
                 if b.get(p) == Some(&'>') {
                     p += 1;
                 }
-                if !literal_target(&b[p..]) {
-                    return Some(
-                        "awk writes to a file whose name is computed at run time, which could be one that decides what later commands run".into(),
-                    );
+                match literal_target(&b[p..]) {
+                    Some(file) => writes.push(file),
+                    None => {
+                        return Some(
+                            "awk writes to a file whose name is computed at run time, which could be one that decides what later commands run".into(),
+                        )
+                    }
                 }
                 regex_ok = true;
                 continue;
@@ -353,7 +370,7 @@ mod tests {
             "$3 > 10 { print $1 }",
             "{ if ($2 > 0) print $1 > \"pos\"; else print $1 }",
         ] {
-            assert_eq!(scan(s), None, "{s}");
+            assert_eq!(scan(s, &mut Vec::new()), None, "{s}");
         }
     }
 
@@ -367,7 +384,7 @@ mod tests {
             "@load \"filefuncs\"",
             "{ print $1 / 2 | \"sh\" }",
         ] {
-            assert!(scan(s).is_some(), "{s}");
+            assert!(scan(s, &mut Vec::new()).is_some(), "{s}");
         }
     }
 
@@ -380,7 +397,7 @@ mod tests {
             "{ f = \".bash\" \"rc\"; print \"x\" > f }",
             "{ print > \"out\" $1 }",
         ] {
-            assert!(scan(s).is_some(), "{s}");
+            assert!(scan(s, &mut Vec::new()).is_some(), "{s}");
         }
     }
 }

@@ -16,12 +16,24 @@ pub struct ScriptFinding {
     pub message: String,
 }
 
-/// Checks the script arguments of a `sed` or `awk` invocation.
-pub fn check(lang: ScriptLang, args: &[Arg]) -> Vec<ScriptFinding> {
+/// What reading a program's scripts found: why they may run code, and
+/// the files they write (sed's `w`, awk's `print > "file"`), each with the
+/// argument it is written in, for the write model to judge by place.
+#[derive(Default)]
+pub struct Checked {
+    pub findings: Vec<ScriptFinding>,
+    pub writes: Vec<(Span, String)>,
+}
+
+/// Checks the script arguments of a `sed`, `awk` or `dc` invocation.
+pub fn check(lang: ScriptLang, args: &[Arg]) -> Checked {
     match lang {
         ScriptLang::Sed => sed::check(args),
         ScriptLang::Awk => awk::check(args),
-        ScriptLang::Dc => dc::check(args),
+        ScriptLang::Dc => Checked {
+            findings: dc::check(args),
+            writes: Vec::new(),
+        },
     }
 }
 

@@ -2,7 +2,7 @@
 //! enough to find the commands that run programs (`e`, `s///e`) or write
 //! to devices (`w /dev/...`). Anything it cannot parse is reported.
 
-use super::{long_option, ScriptFinding};
+use super::{long_option, Checked, ScriptFinding};
 use crate::args::Arg;
 use crate::rules::Rule;
 
@@ -27,8 +27,9 @@ const LONG: &[&str] = &[
     "--version",
 ];
 
-pub fn check(args: &[Arg]) -> Vec<ScriptFinding> {
+pub fn check(args: &[Arg]) -> Checked {
     let mut out = Vec::new();
+    let mut writes = Vec::new();
     let mut scripts: Vec<(&Arg, String)> = Vec::new();
     let mut explicit = false;
     let mut sandbox = false;
@@ -142,7 +143,10 @@ pub fn check(args: &[Arg]) -> Vec<ScriptFinding> {
         }
     }
     if sandbox {
-        return out;
+        return Checked {
+            findings: out,
+            writes,
+        };
     }
     for (a, text) in scripts {
         if !a.is_static() {
@@ -153,20 +157,25 @@ pub fn check(args: &[Arg]) -> Vec<ScriptFinding> {
             });
             continue;
         }
-        if let Err(why) = parse(&text) {
-            out.push(ScriptFinding {
+        match parse(&text) {
+            Ok(files) => writes.extend(files.into_iter().map(|f| (a.span, f))),
+            Err(why) => out.push(ScriptFinding {
                 rule: Rule::EscapeOption,
                 span: a.span,
                 message: why,
-            });
+            }),
         }
     }
-    out
+    Checked {
+        findings: out,
+        writes,
+    }
 }
 
 /// Walks a sed script; `Err` says why it may run a program (or could not
-/// be understood).
-fn parse(script: &str) -> Result<(), String> {
+/// be understood). `Ok` holds the files its `w` commands and flags write.
+fn parse(script: &str) -> Result<Vec<String>, String> {
+    let mut writes = Vec::new();
     let b: Vec<char> = script.chars().collect();
     let mut p = 0;
     let n = b.len();
@@ -180,7 +189,7 @@ fn parse(script: &str) -> Result<(), String> {
             p += 1;
         }
         if p >= n {
-            return Ok(());
+            return Ok(writes);
         }
         if b[p] == '#' {
             while p < n && b[p] != '\n' {
@@ -230,6 +239,7 @@ fn parse(script: &str) -> Result<(), String> {
                 p = to_line_end(&b, p, false);
                 let file: String = b[start..p].iter().collect();
                 check_write_target(file.trim())?;
+                writes.push(file.trim().to_string());
             }
             'e' => return Err("sed's `e` command runs a shell command".into()),
             's' => {
@@ -248,6 +258,7 @@ fn parse(script: &str) -> Result<(), String> {
                             p = to_line_end(&b, start, false);
                             let file: String = b[start..p].iter().collect();
                             check_write_target(file.trim())?;
+                            writes.push(file.trim().to_string());
                             break;
                         }
                         'g' | 'p' | 'i' | 'I' | 'm' | 'M' | ' ' | '\t' => p += 1,
@@ -359,7 +370,7 @@ mod tests {
             ":a;N;$!ba;s/\\n/ /g",
             "s/x/y/I",
         ] {
-            assert_eq!(parse(s), Ok(()), "{s}");
+            assert!(parse(s).is_ok(), "{s}");
         }
     }
 
