@@ -31,6 +31,8 @@ struct CatalogFile {
     dangerous_variables: Vec<String>,
     #[serde(default)]
     dangerous_variable_prefixes: Vec<String>,
+    #[serde(default)]
+    harmless_values: BTreeMap<String, Vec<String>>,
     /// Files whose writing changes what later commands run.
     #[serde(default)]
     persistence_files: Vec<String>,
@@ -60,6 +62,8 @@ struct BuiltinLists {
     system_dirs: Vec<String>,
     dangerous_variables: Vec<String>,
     dangerous_variable_prefixes: Vec<String>,
+    #[serde(default)]
+    harmless_values: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     persistence_files: Vec<String>,
     #[serde(default)]
@@ -99,6 +103,8 @@ pub struct Catalog {
     pub dangerous_variables: Vec<String>,
     /// Prefixes of such variables (`LD_`, `BASH_FUNC_`).
     pub dangerous_variable_prefixes: Vec<String>,
+    /// Values that make a dangerous variable harmless (`PAGER=cat`).
+    pub harmless_values: BTreeMap<String, Vec<String>>,
     /// Files whose writing changes what later commands run.
     pub persistence_files: Vec<String>,
     /// Directories whose writing changes what later commands run.
@@ -173,6 +179,7 @@ impl Catalog {
                 system_dirs: lists.system_dirs,
                 dangerous_variables: lists.dangerous_variables,
                 dangerous_variable_prefixes: lists.dangerous_variable_prefixes,
+                harmless_values: lists.harmless_values,
                 persistence_files: lists.persistence_files,
                 persistence_dirs: lists.persistence_dirs,
                 read_only_programs: lists.read_only_programs,
@@ -195,6 +202,7 @@ impl Catalog {
             system_dirs: file.system_dirs,
             dangerous_variables: file.dangerous_variables,
             dangerous_variable_prefixes: file.dangerous_variable_prefixes,
+            harmless_values: file.harmless_values,
             persistence_files: file.persistence_files,
             persistence_dirs: file.persistence_dirs,
             read_only_programs: file.read_only_programs,
@@ -216,6 +224,9 @@ impl Catalog {
         self.dangerous_variables.extend(more.dangerous_variables);
         self.dangerous_variable_prefixes
             .extend(more.dangerous_variable_prefixes);
+        for (name, values) in more.harmless_values {
+            self.harmless_values.entry(name).or_default().extend(values);
+        }
         self.persistence_files.extend(more.persistence_files);
         self.persistence_dirs.extend(more.persistence_dirs);
         self.read_only_programs.extend(more.read_only_programs);
@@ -371,6 +382,18 @@ impl Catalog {
 
     pub fn is_shell_builtin(&self, name: &str) -> bool {
         self.shell_builtins.iter().any(|b| b == name)
+    }
+
+    /// Whether assigning `value` (`None`: known only at run time) to
+    /// `name` changes which code runs: a dangerous variable, unless the
+    /// value is one its entry in `harmless_values` lists.
+    pub fn is_dangerous_assignment(&self, name: &str, value: Option<&str>) -> bool {
+        self.is_dangerous_variable(name)
+            && !value.is_some_and(|v| {
+                self.harmless_values
+                    .get(name)
+                    .is_some_and(|vs| vs.iter().any(|h| h == v))
+            })
     }
 
     pub fn is_dangerous_variable(&self, name: &str) -> bool {

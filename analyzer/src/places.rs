@@ -213,7 +213,7 @@ impl Places {
         for c in &self.control {
             let matched = if glob {
                 (reaches_hidden || !c.name.starts_with('.'))
-                    && crate::resolve::glob_match(component, &c.name)
+                    && crate::word::glob_match(component, &c.name)
             } else {
                 component == c.name
             };

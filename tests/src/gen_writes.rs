@@ -17,7 +17,10 @@
 
 use super::{Choices, Gen};
 
-/// Places whose writing changes what later commands run.
+/// Places outside the project's ordinary files: control places inside it
+/// (git's files, a nested repository's, agent clients' files, hidden
+/// names) and, through `~/` and `..` spellings (`spell`), the home
+/// directory that holds the project.
 pub(super) const PROTECTED: &[&str] = &[
     ".bashrc",
     ".bash_aliases",
@@ -26,6 +29,13 @@ pub(super) const PROTECTED: &[&str] = &[
     ".git/config",
     ".local/bin/ls",
     ".envrc",
+    ".git/commondir",
+    ".git/config.worktree",
+    "src/.git/config",
+    "sub/.git",
+    "CLAUDE.md",
+    ".mcp.json",
+    "../notes.txt",
 ];
 
 /// Names nothing reads as code or configuration.
@@ -490,6 +500,9 @@ impl<C: Choices> Gen<'_, C> {
                     "cp dotfiles/.[!.]* ~",
                     "tar -cf - -C src . | tar -xf -",
                     "cp -r src/. ./",
+                    "cp -r dotfiles/. ..",
+                    "cp -a tools ~/",
+                    "mv out ~/moved",
                 ])
             } else {
                 // `src` holds `.git/hooks/pre-commit` and `.envrc`: copied
@@ -632,6 +645,10 @@ impl<C: Choices> Gen<'_, C> {
             "awk 'NR == 1 { print \"x\" > $1 }' name.txt",
             "awk 'BEGIN { f = \".bash\" \"rc\"; print 1 > f }'",
             "sed -n 's/^/w /p' name.txt | sed -f - a.txt",
+            // The program runs in each found file's directory.
+            "find . -maxdepth 2 -name hooks -execdir touch hooks/post-merge ';'",
+            "find . -maxdepth 2 -name config -execdir cp ../a.txt config.worktree ';'",
+            "find . -maxdepth 1 -name .git -execdir sh -c 'echo x > .git/commondir' ';'",
         ])
         .to_string()
     }

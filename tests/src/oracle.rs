@@ -326,7 +326,7 @@ reap() {{
 i=$2
 while IFS= read -r -d '' cmd; do
   d="$3/$i"
-  cd "$d" || exit 99
+  cd "$d/{PROJECT}" || exit 99
   HOME="$d" BG_ORACLE_LOG="$d/log" /usr/bin/timeout -k 1 {secs} /bin/bash -c "$cmd" </dev/null >/dev/null 2>"$d/stderr" 8>"$d/alive"
   echo $? >"$d/status"
   reap "$d/alive"
@@ -502,38 +502,40 @@ pub fn fixtures() -> Vec<Fixture> {
     const SCRIPT: &str = "#!/bin/sh\necho hook\n";
     vec![
         dir("log"),
-        dir("sub"),
-        file("a.txt", "a\nb\n", 0o644),
-        file("b.txt", "x\n", 0o644),
-        file("lines.txt", "1\n2\n3\n4\n5\n", 0o644),
-        file("name.txt", ".bashrc\n", 0o644),
-        file("hex.txt", "610a\n", 0o644),
-        dir("build"),
-        dir("out"),
-        dir("dotfiles"),
-        file("dotfiles/.bashrc", "alias ls=true\n", 0o644),
-        file("dotfiles/.profile", "PATH=.:$PATH\n", 0o644),
-        file("dotfiles/.bash_aliases", "alias cd=true\n", 0o644),
-        dir("tools"),
-        file("tools/ls", SCRIPT, 0o755),
-        dir("src"),
-        file("src/.envrc", "export A=1\n", 0o644),
-        dir("src/.git"),
-        dir("src/.git/hooks"),
-        file("src/.git/hooks/pre-commit", SCRIPT, 0o755),
-        dir(".git"),
-        file(".git/config", "[core]\n\tbare = false\n", 0o644),
-        dir(".git/hooks"),
-        file(".git/hooks/pre-commit.sample", SCRIPT, 0o755),
+        file(".bashrc", "# the home's own\n", 0o644),
+        dir("proj"),
+        dir("proj/sub"),
+        file("proj/a.txt", "a\nb\n", 0o644),
+        file("proj/b.txt", "x\n", 0o644),
+        file("proj/lines.txt", "1\n2\n3\n4\n5\n", 0o644),
+        file("proj/name.txt", ".bashrc\n", 0o644),
+        file("proj/hex.txt", "610a\n", 0o644),
+        dir("proj/build"),
+        dir("proj/out"),
+        dir("proj/dotfiles"),
+        file("proj/dotfiles/.bashrc", "alias ls=true\n", 0o644),
+        file("proj/dotfiles/.profile", "PATH=.:$PATH\n", 0o644),
+        file("proj/dotfiles/.bash_aliases", "alias cd=true\n", 0o644),
+        dir("proj/tools"),
+        file("proj/tools/ls", SCRIPT, 0o755),
+        dir("proj/src"),
+        file("proj/src/.envrc", "export A=1\n", 0o644),
+        dir("proj/src/.git"),
+        dir("proj/src/.git/hooks"),
+        file("proj/src/.git/hooks/pre-commit", SCRIPT, 0o755),
+        dir("proj/.git"),
+        file("proj/.git/config", "[core]\n\tbare = false\n", 0o644),
+        dir("proj/.git/hooks"),
+        file("proj/.git/hooks/pre-commit.sample", SCRIPT, 0o755),
         file(
-            "pack.tar",
+            "proj/pack.tar",
             tar(&[
                 (".bashrc", b"alias ls=true\n", 0o644),
                 (".git/hooks/pre-commit", SCRIPT.as_bytes(), 0o755),
             ]),
             0o644,
         ),
-        file("n.gz", gzip(".bashrc", b"alias ls=true\n"), 0o644),
+        file("proj/n.gz", gzip(".bashrc", b"alias ls=true\n"), 0o644),
     ]
 }
 
@@ -619,6 +621,10 @@ fn gzip(name: &str, data: &[u8]) -> Vec<u8> {
     out.extend_from_slice(&u32::from(len).to_le_bytes());
     out
 }
+
+/// The directory each command starts in, below its `$HOME`: the project,
+/// whose ordinary files are where a `safe` command may write.
+pub const PROJECT: &str = "proj";
 
 /// What the driver itself leaves in a scratch directory.
 const HARNESS_FILES: &[&str] = &["log", "stderr", "status", "alive", "reaped"];

@@ -5,14 +5,17 @@
 //! `safe` must not start a program missing from its invocations, must not
 //! start a program with arguments other than the ones the analyzer
 //! resolved (where it resolved them fully), must not open a socket, and
-//! must not write a place that decides what later commands run: a file or
-//! directory the catalog protects (`persistence_files`, `persistence_dirs`,
-//! `system_dirs`, and the hidden directories they start with).
-//! `unknown` and `network` verdicts promise nothing, so they always pass.
+//! must not change anything outside the work: the project's ordinary files
+//! (the command starts in `$HOME/proj`, and the control places inside it,
+//! `.git` at any depth, hidden names, agent clients' files, are not
+//! ordinary) and the scratch places (the only other place the commands can
+//! write is `/tmp`). `unknown` and `network` verdicts promise nothing, so
+//! they always pass.
 
+use bashgate_analyzer::places::{Known, Place};
 use bashgate_analyzer::{Analysis, Catalog, Invocation, Verdict};
 
-use crate::oracle::{Exec, Run};
+use crate::oracle::{Exec, Run, PROJECT};
 
 /// One way a `safe` verdict was wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,8 +28,8 @@ pub enum Mismatch {
     /// bash opened a `/dev/tcp` or `/dev/udp` socket.
     Socket,
     /// The command created or changed `path` (relative to its `$HOME`),
-    /// which is the protected place `place` or lies inside it.
-    WroteProtected { path: String, place: String },
+    /// which lies outside the project's ordinary files (`place` says where).
+    WroteOutside { path: String, place: String },
 }
 
 impl std::fmt::Display for Mismatch {
@@ -52,10 +55,9 @@ impl std::fmt::Display for Mismatch {
                 e.program, e.args
             ),
             Mismatch::Socket => f.write_str("bash opened a /dev/tcp or /dev/udp socket"),
-            Mismatch::WroteProtected { path, place } => write!(
-                f,
-                "the command wrote `~/{path}`, a protected place (`{place}`)"
-            ),
+            Mismatch::WroteOutside { path, place } => {
+                write!(f, "the command wrote `~/{path}`, {place}")
+            }
         }
     }
 }
@@ -100,37 +102,45 @@ fn accounts_for(inv: &Invocation, exec: &Exec, home: &str) -> Option<bool> {
     )
 }
 
-/// The protected place a written path is or lies in, per the catalog: the
-/// path is tried relative to `$HOME` (`.bashrc`), as `~/...` (`~/bin/x`)
-/// and as the absolute path it is; with [`Catalog::names_protected_place`]
-/// as written (`.git/x`, `.config/x` lie in directories it protects).
-pub fn protected_place(rel: &str, home: &str) -> Option<String> {
-    let c = Catalog::builtin();
-    let home = home.trim_end_matches('/');
-    [rel.to_string(), format!("~/{rel}"), format!("{home}/{rel}")]
-        .iter()
-        .find_map(|p| c.persistence_target(p))
-        .or_else(|| c.names_protected_place(rel).map(str::to_string))
+/// Where a written path (relative to the command's `$HOME`) lies when it
+/// is not one of the project's ordinary files; `None` when it is.
+pub fn outside_the_work(rel: &str) -> Option<String> {
+    if rel == PROJECT {
+        // The project directory itself: its times change with its entries.
+        return None;
+    }
+    let Some(inside) = rel.strip_prefix(PROJECT).and_then(|r| r.strip_prefix('/')) else {
+        return Some("outside the working tree".into());
+    };
+    match Catalog::builtin().places.place(inside, Known::Fully) {
+        Place::Work | Place::Scratch => None,
+        Place::Control { name, kind } => {
+            Some(format!("a control place ({name}: {})", kind.describe()))
+        }
+        Place::Outside(why) => Some(format!("not in the work ({why:?})")),
+    }
 }
 
-/// The mismatches between an analysis and a run of the same command.
-/// The analyzer's documented limit (docs/analyzer.md, "Writes the write
-/// model cannot place"): a tree copied or extracted into a directory other
-/// than the working one or home (`cp -r src build`, `tar -x -C out`)
-/// writes whatever names it holds, `.git/hooks` included; the proof covers
-/// where the tree lands, not what it holds. A protected place below an
-/// ordinary first directory, written by such a command, is not a mismatch.
-fn inside_a_copied_tree(analysis: &Analysis, rel: &str, home: &str) -> bool {
+/// The analyzer's documented limit (docs/analyzer.md, "Writes, judged by
+/// place"): a tree copied within the work (`cp -r src build`) carries the
+/// names it holds, a nested `.git` included; the proof covers where the
+/// tree lands, not what it holds. A control place below an ordinary first
+/// directory of the project, written by such a command, is not a mismatch.
+fn inside_a_copied_tree(analysis: &Analysis, rel: &str) -> bool {
+    let recursive = |a: &str| {
+        matches!(a, "--recursive" | "--archive")
+            || (a.starts_with('-') && !a.starts_with("--") && a.contains(['r', 'R', 'a']))
+    };
     let copies_trees = analysis.invocations.iter().any(|inv| {
-        matches!(
-            inv.program.as_deref(),
-            Some("cp" | "tar" | "unzip" | "cpio" | "7z" | "ar")
-        )
+        inv.program.as_deref() == Some("cp") && inv.args.iter().flatten().any(|a| recursive(a))
     });
-    let Some((first, _)) = rel.split_once('/') else {
+    let Some(inside) = rel.strip_prefix(PROJECT).and_then(|r| r.strip_prefix('/')) else {
         return false;
     };
-    copies_trees && protected_place(first, home).is_none()
+    let Some((first, _)) = inside.split_once('/') else {
+        return false;
+    };
+    copies_trees && outside_the_work(&format!("{PROJECT}/{first}")).is_none()
 }
 
 pub fn check(analysis: &Analysis, run: &Run) -> Vec<Mismatch> {
@@ -154,11 +164,11 @@ pub fn check(analysis: &Analysis, run: &Run) -> Vec<Mismatch> {
         out.push(Mismatch::Socket);
     }
     for path in &run.written {
-        if inside_a_copied_tree(analysis, path, &run.home) {
+        if inside_a_copied_tree(analysis, path) {
             continue;
         }
-        if let Some(place) = protected_place(path, &run.home) {
-            out.push(Mismatch::WroteProtected {
+        if let Some(place) = outside_the_work(path) {
+            out.push(Mismatch::WroteOutside {
                 path: path.clone(),
                 place,
             });
@@ -236,37 +246,45 @@ mod tests {
     }
 
     #[test]
-    fn writing_a_protected_place_is_a_mismatch() {
+    fn writing_outside_the_work_is_a_mismatch() {
         let mut a = analyze("cp a.txt out.txt");
         assert_eq!(a.verdict, Verdict::Safe);
         let mut r = run("", &[("cp", &["a.txt", "out.txt"])], "");
-        r.written = vec!["build".into(), "build/x".into(), "out.txt".into()];
+        r.written = vec![
+            "proj".into(),
+            "proj/build".into(),
+            "proj/build/x".into(),
+            "proj/out.txt".into(),
+            "proj/.gitignore".into(),
+        ];
         assert!(check(&a, &r).is_empty());
         r.written = vec![
             ".bashrc".into(),
-            ".git/hooks".into(),
-            ".git/hooks/pre-commit".into(),
-            ".git/x".into(),
-            ".local/bin/ls".into(),
-            "bin/ls".into(),
             "notes.txt".into(),
+            "proj/.git/hooks".into(),
+            "proj/.git/commondir".into(),
+            "proj/sub/.git".into(),
+            "proj/CLAUDE.md".into(),
+            "proj/.envrc".into(),
+            "proj/notes.txt".into(),
         ];
         let wrote: Vec<_> = check(&a, &r)
             .into_iter()
             .map(|m| match m {
-                Mismatch::WroteProtected { path, place } => format!("{path} {place}"),
+                Mismatch::WroteOutside { path, .. } => path,
                 m => panic!("{m}"),
             })
             .collect();
         assert_eq!(
             wrote,
             [
-                ".bashrc .bashrc",
-                ".git/hooks .git/hooks",
-                ".git/hooks/pre-commit .git/hooks",
-                ".git/x .git",
-                ".local/bin/ls .local/bin",
-                "bin/ls ~/bin",
+                ".bashrc",
+                "notes.txt",
+                "proj/.git/hooks",
+                "proj/.git/commondir",
+                "proj/sub/.git",
+                "proj/CLAUDE.md",
+                "proj/.envrc",
             ]
         );
         // Only `safe` verdicts promise anything.
@@ -275,29 +293,13 @@ mod tests {
     }
 
     #[test]
-    fn protected_places_are_found_however_the_path_reads() {
-        let home = "/tmp/bashgate-oracle-1-0/work/7";
-        for (rel, place) in [
-            (".profile", ".profile"),
-            (".envrc", ".envrc"),
-            (".bash_aliases", ".bash_aliases"),
-            (".git/config", ".git/config"),
-            ("repo/.git/hooks/post-merge", ".git/hooks"),
-            (".config/fish/config.fish", ".config/fish"),
-            (".ssh", ".ssh"),
-            ("go/bin/x", "go/bin"),
-        ] {
-            assert_eq!(protected_place(rel, home).as_deref(), Some(place), "{rel}");
-        }
-        for rel in [
-            "out.txt",
-            "build/x",
-            ".bashra",
-            "sub/bin",
-            "xaa",
-            "gitconfig",
-        ] {
-            assert_eq!(protected_place(rel, home), None, "{rel}");
-        }
+    fn a_tree_copied_within_the_work_carries_what_it_holds() {
+        let a = analyze("cp -r src build");
+        assert_eq!(a.verdict, Verdict::Safe);
+        let mut r = run("", &[("cp", &["-r", "src", "build"])], "");
+        r.written = vec!["proj/build/src/.git/hooks/pre-commit".into()];
+        assert!(check(&a, &r).is_empty());
+        r.written = vec!["proj/.git/hooks/pre-commit".into()];
+        assert_eq!(check(&a, &r).len(), 1);
     }
 }

@@ -1,8 +1,8 @@
 //! Shrinks a command the oracle flagged to a small reproducer: delta
 //! debugging over its characters, keeping a candidate while the analyzer
 //! still calls it `safe` and bash still starts the same program the
-//! analyzer does not account for (or the command still writes the same
-//! protected place). Candidates of one round run as a batch.
+//! analyzer does not account for (or the command still writes outside the
+//! work the same way). Candidates of one round run as a batch.
 
 use bashgate_analyzer::{analyze, Verdict};
 
@@ -15,7 +15,7 @@ fn subject(m: &Mismatch) -> String {
         Mismatch::Missing(e) => format!("missing {}", e.program),
         Mismatch::Argv(e) => format!("argv {}", e.program),
         Mismatch::Socket => "socket".into(),
-        Mismatch::WroteProtected { place, .. } => format!("wrote {place}"),
+        Mismatch::WroteOutside { place, .. } => format!("wrote {place}"),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The differential oracle: generated commands run under real bash in a
 //! fresh network namespace; every `safe` verdict must account for every
-//! program bash started, and write no protected place. Needs `unshare --net` (root, or unprivileged user
+//! program bash started, and change nothing outside the project's
+//! ordinary files and the scratch places. Needs `unshare --net` (root, or unprivileged user
 //! namespaces); without it these tests fail, never pass silently.
 //!
 //! `BASHGATE_ORACLE_COUNT` (default 10000) sets how many commands,
@@ -15,7 +16,7 @@ use std::time::Instant;
 use bashgate_analyzer::{analyze, Verdict};
 use bashgate_tests::gen::{generate, Config, Rng};
 use bashgate_tests::oracle::{Options, Run, Sandbox};
-use bashgate_tests::oracle_check::{check, protected_place, Mismatch};
+use bashgate_tests::oracle_check::{check, outside_the_work, Mismatch};
 use bashgate_tests::oracle_minimize::{minimize, subjects};
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
@@ -120,7 +121,7 @@ fn commands_cannot_write_outside_their_scratch_directory() {
     let sandbox = Sandbox::new(false).expect("scratch directory");
     let name = format!("bashgate-oracle-escape-{}", std::process::id());
     // The guard, the harness's own directories (the shims are on every
-    // command's PATH; `..` holds the other commands' directories), and the
+    // command's PATH; `../..` holds the other commands' directories), and the
     // world-writable directories besides /tmp.
     let mut targets = vec![
         guarded.join("x"),
@@ -143,7 +144,8 @@ fn commands_cannot_write_outside_their_scratch_directory() {
             )
         })
         .chain([
-            "[[ $(echo ../*) == '../*' ]] || echo LISTED >&2; chmod 777 .. && echo LISTED >&2"
+            // `..` is the command's own home; `../..` holds the others'.
+            "[[ $(echo ../../*) == '../../*' ]] || echo LISTED >&2; chmod 777 ../.. && echo LISTED >&2"
                 .to_string(),
         ])
         .collect();
@@ -194,27 +196,36 @@ fn the_harness_sees_what_commands_write() {
         // Times, and a mode that grants nothing new, change nothing that
         // decides what runs; nor does writing back the same contents.
         "touch .git/config .git/hooks; chmod -R u+w,go-w .git; cp -p .git/config c; mv c .git/config",
+        // The project is below the home: both are seen.
+        "cp a.txt ~/notes.txt; cp a.txt ../x; echo >> ~/.bashrc",
     ];
     let runs = run(&commands);
     let written: Vec<Vec<&str>> = runs
         .iter()
         .map(|r| r.written.iter().map(String::as_str).collect())
         .collect();
-    let expected: [&[&str]; 14] = [
-        &[".bashrc"],
-        &["build/y", "out.txt"],
-        &[".git/hooks/pre-commit"],
-        &[".git/hooks/pre-commit", "h"],
-        &[".git/config", ".git/hooks/pre-commit.sample"],
+    let expected: [&[&str]; 15] = [
+        &["proj/.bashrc"],
+        &["proj/build/y", "proj/out.txt"],
+        &["proj/.git/hooks/pre-commit"],
+        &["proj/.git/hooks/pre-commit", "proj/h"],
+        &["proj/.git/config", "proj/.git/hooks/pre-commit.sample"],
         &[],
-        &[".bashrc", ".git/hooks/pre-commit"],
-        &[".bashrc"],
-        &[".bashra", ".bashrb", ".bashrc", ".bashrd", ".bashre"],
-        &[".bashrc"],
-        &[".envrc", ".git/hooks/pre-commit"],
-        &[".local", ".local/bin", ".local/bin/ls"],
-        &["b.txt", "b.txtrc"],
+        &["proj/.bashrc", "proj/.git/hooks/pre-commit"],
+        &["proj/.bashrc"],
+        &[
+            "proj/.bashra",
+            "proj/.bashrb",
+            "proj/.bashrc",
+            "proj/.bashrd",
+            "proj/.bashre",
+        ],
+        &["proj/.bashrc"],
+        &["proj/.envrc", "proj/.git/hooks/pre-commit"],
+        &["proj/.local", "proj/.local/bin", "proj/.local/bin/ls"],
+        &["proj/b.txt", "proj/b.txtrc"],
         &[],
+        &[".bashrc", "notes.txt", "x"],
     ];
     for (i, (w, e)) in written.iter().zip(expected).enumerate() {
         assert_eq!(&w[..], e, "{}: {:?}", commands[i], runs[i]);
@@ -228,19 +239,18 @@ fn the_harness_sees_what_commands_write() {
         a
     };
     let found = check(&claimed_safe(commands[0]), &runs[0]);
-    assert_eq!(
-        found,
-        vec![Mismatch::WroteProtected {
-            path: ".bashrc".into(),
-            place: ".bashrc".into()
-        }]
+    assert!(
+        matches!(&found[..], [Mismatch::WroteOutside { path, .. }] if path == "proj/.bashrc"),
+        "{found:?}"
     );
+    // Anything written outside the project is one too.
+    assert_eq!(check(&claimed_safe(commands[14]), &runs[14]).len(), 3);
     assert_eq!(check(&analyze(commands[1]), &runs[1]), vec![]);
     assert_eq!(analyze(commands[1]).verdict, Verdict::Safe);
     // A write through a link shows where it landed.
-    assert!(check(&claimed_safe(commands[3]), &runs[3])
-        .iter()
-        .any(|m| matches!(m, Mismatch::WroteProtected { place, .. } if place == ".git/hooks")));
+    assert!(check(&claimed_safe(commands[3]), &runs[3]).iter().any(
+        |m| matches!(m, Mismatch::WroteOutside { path, .. } if path == "proj/.git/hooks/pre-commit")
+    ));
 }
 
 #[test]
@@ -280,7 +290,7 @@ fn differential_oracle() {
     let mut report = String::new();
     let mut mismatched = 0;
     let (mut safe, mut execs, mut timeouts, mut reaped) = (0, 0, 0, 0);
-    let (mut wrote, mut wrote_safe, mut protected) = (0, 0, 0);
+    let (mut wrote, mut wrote_safe, mut outside) = (0, 0, 0);
     for (&i, (a, r)) in numbers.iter().zip(analyses.iter().zip(&runs)) {
         safe += usize::from(a.verdict == Verdict::Safe);
         execs += r.execs.len();
@@ -288,11 +298,7 @@ fn differential_oracle() {
         reaped += usize::from(r.reaped);
         wrote += usize::from(!r.written.is_empty());
         wrote_safe += usize::from(!r.written.is_empty() && a.verdict == Verdict::Safe);
-        protected += usize::from(
-            r.written
-                .iter()
-                .any(|p| protected_place(p, &r.home).is_some()),
-        );
+        outside += usize::from(r.written.iter().any(|p| outside_the_work(p).is_some()));
         let found = check(a, r);
         if found.is_empty() {
             continue;
@@ -319,7 +325,7 @@ fn differential_oracle() {
     let summary = format!(
         "oracle: {} commands (seed {seed:#x}), {safe} safe verdicts checked, \
          {execs} programs started, {timeouts} timed out, {reaped} left stragglers, \
-         {wrote} wrote files ({wrote_safe} of them safe, {protected} wrote a protected place), \
+         {wrote} wrote files ({wrote_safe} of them safe, {outside} wrote outside the work), \
          {mismatched} mismatched; analysis {analyze_time:.1?}, bash {run_time:.1?}",
         commands.len()
     );
@@ -336,9 +342,11 @@ fn differential_oracle() {
     // name known only at run time is not proven) about one in nine is; the
     // writers (`gen_writes.rs`), mostly of protected places, take a little
     // more, and since F36 a word the grammar splits at a line continuation
-    // (the generator writes many) is refused: about one in fifteen.
+    // (the generator writes many) is refused: about one in fifteen. Since
+    // issue 30 a write to the home (the generator spells many targets
+    // `~/...`) is not proven either: about one in sixteen.
     assert!(
-        replay || safe * 16 >= count,
+        replay || safe * 20 >= count,
         "too few safe verdicts to check: {safe} of {count}"
     );
 }

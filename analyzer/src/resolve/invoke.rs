@@ -7,7 +7,7 @@ use crate::rules::Rule;
 use crate::scripts;
 use crate::span::Span;
 use crate::verdict::Verdict;
-use crate::word::Value;
+use crate::word::{glob_match, Value};
 
 use super::{Feed, Frame, Output, Resolver};
 use crate::args::{Arg, Carries};
@@ -1111,30 +1111,6 @@ fn dynamic_can_reach_escape(entry: &Entry, arg: &Arg) -> bool {
         // Text anywhere in it: the run-time part may hold it.
         esc.contains.is_some()
     })
-}
-
-/// `*`-only glob matching, iterative.
-pub(crate) fn glob_match(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    let (mut pi, mut ti) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        if pi < p.len() && p[pi] == '*' {
-            star = Some((pi, ti));
-            pi += 1;
-        } else if pi < p.len() && p[pi] == t[ti] {
-            pi += 1;
-            ti += 1;
-        } else if let Some((sp, st)) = star {
-            pi = sp + 1;
-            ti = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|&c| c == '*')
 }
 
 /// For builtins that take variable names: is `args[i]` one of them?

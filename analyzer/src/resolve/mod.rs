@@ -9,7 +9,6 @@ mod shells;
 mod wrappers;
 mod writes;
 
-pub(crate) use invoke::glob_match;
 pub use shells::Syntax;
 
 use std::collections::{HashMap, HashSet};
@@ -716,7 +715,15 @@ impl<'c> Resolver<'c> {
                     }
                 }
             }
-            if self.catalog.is_dangerous_variable(&a.name) {
+            let value = match a.values.as_slice() {
+                [v] => v.static_value(),
+                [] => Some(String::new()),
+                _ => None,
+            };
+            if self
+                .catalog
+                .is_dangerous_assignment(&a.name, value.as_deref())
+            {
                 self.add(
                     frame,
                     Rule::DangerousAssignment,

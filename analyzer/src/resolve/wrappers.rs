@@ -115,7 +115,8 @@ impl<'c> Resolver<'c> {
                 for (name, a) in &parsed.assignments {
                     // In the environment of what the wrapper runs.
                     self.env.push((name.clone(), frame.map.map(a.span)));
-                    if self.catalog.is_dangerous_variable(name) {
+                    let value = a.text().and_then(|t| t.split_once('=')).map(|(_, v)| v);
+                    if self.catalog.is_dangerous_assignment(name, value) {
                         verdict = verdict.max(self.add(
                             frame,
                             Rule::DangerousAssignment,
@@ -538,7 +539,7 @@ impl<'c> Resolver<'c> {
         // A glob that can expand to -exec and kin hides the program it runs.
         const ACTIONS: [&str; 4] = ["-exec", "-execdir", "-ok", "-okdir"];
         if let Some(a) = rest.iter().find(|a| match &a.value {
-            Value::Glob(p) => ACTIONS.iter().any(|w| super::invoke::glob_match(p, w)),
+            Value::Glob(p) => ACTIONS.iter().any(|w| crate::word::glob_match(p, w)),
             _ => false,
         }) {
             verdict = verdict.max(self.add(
