@@ -37,7 +37,7 @@ pub enum Rule {
     DynamicRedirect,
     SubscriptEvaluation,
     Privilege,
-    WritesSystemDir,
+    WritesOutsideWork,
     UnreviewedOption,
 }
 
@@ -178,9 +178,9 @@ rules! {
         why: "With root, a local write can replace system programs or plant configuration that runs code later, so nothing is provably local."
         example: "sudo cp payload /etc/cron.d/job"
         counter: "cp payload ./job";
-    WritesSystemDir "BG213" "persistence-write" Unknown
-        summary: "Writes where programs or startup code are looked up: system and PATH directories, shell startup files, git hooks and config, ssh config, cron."
-        why: "The analyzer trusts `ls` to be the system tool and a later `git status` to run no new hook; a write there changes what later, harmless-looking commands run."
+    WritesOutsideWork "BG213" "write-outside-work" Unknown
+        summary: "Writes somewhere other than the project's ordinary files and the scratch places (/tmp, /var/tmp, /dev/shm): the home directory, any other absolute path, a `..` that may leave the tree, a name known only at run time, or a control place in the project (.git, an agent client's settings or instructions, toolchain files, hidden names)."
+        why: "The places that make code run later are open-ended (shell and tool start-up files, Python's .pth files, git's hooks and config, user services, another client's settings), so a write is proven by where it lands, never by a list of places to avoid."
         example: "cp ./payload ~/.local/bin/ls"
         counter: "cp ./payload ./build/ls";
     UnreviewedOption "BG214" "unreviewed-option" Unknown

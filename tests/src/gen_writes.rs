@@ -36,6 +36,8 @@ pub(super) const PROTECTED: &[&str] = &[
     "CLAUDE.md",
     ".mcp.json",
     "../notes.txt",
+    "/etc/ssl/openssl.cnf",
+    "/usr/lib/python3/dist-packages/x.pth",
 ];
 
 /// Names nothing reads as code or configuration.

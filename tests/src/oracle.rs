@@ -51,7 +51,8 @@ pub struct Run {
     /// Processes it left behind had to be killed after it ended.
     pub reaped: bool,
     /// Files and directories under `home` the command created or changed,
-    /// relative to `home`, sorted: new entries (written, renamed, linked,
+    /// relative to `home`, sorted, then what it left in [`SYSTEM_DIRS`]
+    /// (absolute paths): new entries (written, renamed, linked,
     /// made), and the harness's own fixtures whose type or contents changed
     /// or whose mode gained execute, setuid or group or others' write. A
     /// new directory is listed, a fixture directory only for its mode; a
@@ -102,6 +103,13 @@ const UNPRIVILEGED: &str = "65534";
 /// World-writable directories besides /tmp, made read-only for the commands.
 pub const READ_ONLY_DIRS: &str = "/var/tmp /run/lock /dev/shm";
 
+/// System directories where a write plants code that runs later (OpenSSL's
+/// configuration, Python's `.pth` files). As root, each gets an empty file
+/// system every command may write in its mount namespace, so such a write
+/// succeeds and is seen (`Run::written` lists it by its absolute path);
+/// the machine's own directories are never touched.
+pub const SYSTEM_DIRS: &str = "/etc/ssl /usr/lib/python3/dist-packages /usr/local/lib";
+
 /// Whether this process runs as root.
 pub fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
@@ -131,6 +139,11 @@ pub fn unshare_prefix() -> Result<Vec<String>, String> {
             "for d in {READ_ONLY_DIRS}; do \
                if [ -d \"$d\" ] && [ ! -L \"$d\" ]; then \
                  {mount} -t tmpfs -o ro,size=4k,mode=0755 bashgate-ro \"$d\" || exit 97; \
+               fi; \
+             done; \
+             for d in {SYSTEM_DIRS}; do \
+               if [ -d \"$d\" ] && [ ! -L \"$d\" ]; then \
+                 {mount} -t tmpfs -o size=1m,mode=1777 bashgate-sys \"$d\" || exit 97; \
                fi; \
              done; exec \"$@\"",
             mount = mount.display()
@@ -330,6 +343,12 @@ while IFS= read -r -d '' cmd; do
   HOME="$d" BG_ORACLE_LOG="$d/log" /usr/bin/timeout -k 1 {secs} /bin/bash -c "$cmd" </dev/null >/dev/null 2>"$d/stderr" 8>"$d/alive"
   echo $? >"$d/status"
   reap "$d/alive"
+  # What it left in the system directories (writable only as root's
+  # harness makes them), then cleared for the next command.
+  for s in {SYSTEM_DIRS}; do
+    [ -d "$s" ] && [ -w "$s" ] && /usr/bin/find "$s" -mindepth 1 -maxdepth 3 >>"$d/system" 2>/dev/null
+    [ -d "$s" ] && [ -w "$s" ] && /usr/bin/find "$s" -mindepth 1 -delete 2>/dev/null
+  done
   i=$((i + 1))
 done <"$1"
 "#,
@@ -627,7 +646,7 @@ fn gzip(name: &str, data: &[u8]) -> Vec<u8> {
 pub const PROJECT: &str = "proj";
 
 /// What the driver itself leaves in a scratch directory.
-const HARNESS_FILES: &[&str] = &["log", "stderr", "status", "alive", "reaped"];
+const HARNESS_FILES: &[&str] = &["log", "stderr", "status", "alive", "reaped", "system"];
 
 /// The files and directories under `dir` (not following symbolic links)
 /// whose status changed after `since`, relative to `dir`. Creating,
@@ -734,6 +753,15 @@ fn read_run(
                     .iter()
                     .find(|f| f.path == w)
                     .is_none_or(|f| !unchanged(&dir.join(w), f))
+            })
+            .chain({
+                let mut system: Vec<String> = fs::read_to_string(dir.join("system"))
+                    .unwrap_or_default()
+                    .lines()
+                    .map(str::to_string)
+                    .collect();
+                system.sort();
+                system
             })
             .collect(),
     })

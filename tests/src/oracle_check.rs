@@ -55,6 +55,9 @@ impl std::fmt::Display for Mismatch {
                 e.program, e.args
             ),
             Mismatch::Socket => f.write_str("bash opened a /dev/tcp or /dev/udp socket"),
+            Mismatch::WroteOutside { path, place } if path.starts_with('/') => {
+                write!(f, "the command wrote `{path}`, {place}")
+            }
             Mismatch::WroteOutside { path, place } => {
                 write!(f, "the command wrote `~/{path}`, {place}")
             }

@@ -247,6 +247,25 @@ fn the_harness_sees_what_commands_write() {
     assert_eq!(check(&claimed_safe(commands[14]), &runs[14]).len(), 3);
     assert_eq!(check(&analyze(commands[1]), &runs[1]), vec![]);
     assert_eq!(analyze(commands[1]).verdict, Verdict::Safe);
+    // As root, the system directories are empty file systems the commands
+    // may write, and what they leave there is seen.
+    let sys =
+        run(&["cp a.txt /etc/ssl/x.cnf; touch /usr/local/lib/y.pth; cp a.txt /etc/ssl/z.cnf"]);
+    if bashgate_tests::oracle::is_root() {
+        assert_eq!(
+            sys[0].written,
+            ["/etc/ssl/x.cnf", "/etc/ssl/z.cnf", "/usr/local/lib/y.pth"]
+        );
+        let outside = check(&claimed_safe("cp a.txt /etc/ssl/x.cnf"), &sys[0])
+            .into_iter()
+            .filter(|m| matches!(m, Mismatch::WroteOutside { .. }))
+            .count();
+        assert_eq!(outside, 3);
+        assert!(
+            !std::path::Path::new("/etc/ssl/x.cnf").exists(),
+            "the machine's own /etc/ssl was written"
+        );
+    }
     // A write through a link shows where it landed.
     assert!(check(&claimed_safe(commands[3]), &runs[3]).iter().any(
         |m| matches!(m, Mismatch::WroteOutside { path, .. } if path == "proj/.git/hooks/pre-commit")

@@ -566,7 +566,7 @@ impl<'c> Resolver<'c> {
             if let Some(place) = place {
                 self.add(
                     frame,
-                    Rule::WritesSystemDir,
+                    Rule::WritesOutsideWork,
                     a.span,
                     format!("`{canon}` is given an argument naming {place}, where a write changes what later commands run, and its writes are not known precisely enough to rule that out"),
                 );
@@ -763,7 +763,7 @@ impl<'c> Resolver<'c> {
             verdict = verdict.max(self.add(frame, Rule::EscapeOption, esc.0, esc.1));
         }
         if let Some((span, why)) = brings_tree_in(&self.catalog.places, entry, args) {
-            verdict = verdict.max(self.add(frame, Rule::WritesSystemDir, span, why));
+            verdict = verdict.max(self.add(frame, Rule::WritesOutsideWork, span, why));
         }
         if let Some(mode_options) = &entry.modes {
             // chmod: any argument may be a mode (`-w`, `u+s`, `4755`), and

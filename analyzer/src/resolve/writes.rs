@@ -135,7 +135,7 @@ impl Resolver<'_> {
         }
         let place = self.catalog.places.place(path, known.with(self.dotglob));
         match self.why_not(who, path, &place) {
-            Some(why) => self.add(frame, Rule::WritesSystemDir, span, why),
+            Some(why) => self.add(frame, Rule::WritesOutsideWork, span, why),
             None => Verdict::Safe,
         }
     }
@@ -222,7 +222,7 @@ impl Resolver<'_> {
                     })
             };
             if let Some(why) = why {
-                self.add_via(Rule::WritesSystemDir, w.span, why, &w.via);
+                self.add_via(Rule::WritesOutsideWork, w.span, why, &w.via);
                 // The invocation the write belongs to (the innermost one
                 // around it) is no longer safe either.
                 let owner = self
@@ -231,7 +231,7 @@ impl Resolver<'_> {
                     .filter(|i| i.span.start <= w.span.start && w.span.end <= i.span.end)
                     .min_by_key(|i| i.span.end - i.span.start);
                 if let Some(inv) = owner {
-                    inv.verdict = inv.verdict.max(Rule::WritesSystemDir.verdict());
+                    inv.verdict = inv.verdict.max(Rule::WritesOutsideWork.verdict());
                 }
             }
         }
