@@ -71,6 +71,20 @@ fn main() {
             .unwrap_or_default();
         consts.push_str(&format!("pub const {name}: &[&str] = &{items:?};\n"));
     }
+    // The control places' names with their kinds, for the fence too.
+    let control: Vec<(&str, &str)> = value
+        .get("places")
+        .and_then(|p| p.get("control"))
+        .and_then(toml::Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|c| Some((c.get("name")?.as_str()?, c.get("kind")?.as_str()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    consts.push_str(&format!(
+        "pub const CONTROL_PLACES: &[(&str, &str)] = &{control:?};\n"
+    ));
     std::fs::write(out.join("persistence.rs"), consts).expect("OUT_DIR is writable");
 }
 

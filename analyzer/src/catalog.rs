@@ -160,7 +160,8 @@ fn builtin_index(name: &str) -> Option<usize> {
     found.ok()
 }
 
-/// The built-in catalog's `persistence_files` and `persistence_dirs`, as
+/// The built-in catalog's `persistence_files` and `persistence_dirs`, and
+/// its control places' names with their kinds (`[places] control`), as
 /// constants for callers that need only them (the fence, on every run).
 pub mod persistence {
     include!(concat!(env!("OUT_DIR"), "/persistence.rs"));

@@ -82,6 +82,9 @@ pub struct Redirect {
     pub op: String,
     pub fd: Option<String>,
     pub target: RedirectTarget,
+    /// The variable whose value is the whole target (`< "$f"`, `> ${out}`),
+    /// when that is all the target is.
+    pub variable: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

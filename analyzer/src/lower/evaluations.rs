@@ -267,6 +267,20 @@ impl<'a> Lowerer<'a> {
                 !matches!(v.kind(), "word" | "raw_string" | "number")
                     || self.text(*v).contains(['*', '?', '[', '$', '`', '{'])
             });
-        self.loop_vars.push((name, span(var), dynamic));
+        // Every value a relative name, globbed or not (`*.txt`, `src/*`):
+        // none can be `/dev/tcp/...`.
+        let relative = !values.is_empty()
+            && values.iter().all(|v| {
+                let t = self.text(*v);
+                v.kind() == "word"
+                    && !t.starts_with(['/', '~', '\\'])
+                    && !t.contains(['$', '`', '{', '\\'])
+            });
+        self.loop_vars.push(super::LoopVar {
+            name,
+            span: span(var),
+            dynamic,
+            relative,
+        });
     }
 }

@@ -83,6 +83,7 @@ impl<'a> Lowerer<'a> {
                 op,
                 fd,
                 target: RedirectTarget::Heredoc { quoted, body },
+                variable: None,
             },
         );
     }

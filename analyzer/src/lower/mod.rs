@@ -36,9 +36,8 @@ pub struct Lowered {
     /// Variables whose values bash evaluates as arithmetic (or as names):
     /// `$((x))`, `(( x ))`, `[[ x -eq 1 ]]`, `${a[x]}`, `${s:x}`, `${!x}`.
     pub arith_refs: Vec<(String, Span)>,
-    /// Loop variables (`for`/`select`), and whether their values are not
-    /// all static.
-    pub loop_vars: Vec<(String, Span, bool)>,
+    /// Loop variables (`for`/`select`).
+    pub loop_vars: Vec<LoopVar>,
     /// Variables an expansion assigns: `${X:=v}`, `${X=v}`, and arithmetic
     /// `X=`, `X+=`..., `X++` (builtins' arguments are in resolve/setvars).
     pub assigned: Vec<(String, Span)>,
@@ -159,10 +158,21 @@ const WORDS: &[&str] = &[
 
 const REDIRECTS: &[&str] = &["file_redirect", "heredoc_redirect", "herestring_redirect"];
 
+/// A `for` or `select` loop's variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoopVar {
+    pub name: String,
+    pub span: Span,
+    /// Its values are not all static (globs, expansions, or "$@").
+    pub dynamic: bool,
+    /// Every value is a relative name, globbed or not (`*.txt`).
+    pub relative: bool,
+}
+
 struct Lowerer<'a> {
     src: &'a str,
     arith_refs: Vec<(String, Span)>,
-    loop_vars: Vec<(String, Span, bool)>,
+    loop_vars: Vec<LoopVar>,
     assigned: Vec<(String, Span)>,
     prompt_expansions: Vec<Span>,
     subscript_tests: Vec<Span>,

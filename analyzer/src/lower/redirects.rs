@@ -59,6 +59,10 @@ impl<'a> Lowerer<'a> {
                     }
                     target_nodes.push(child);
                 }
+                let variable = match target_nodes.as_slice() {
+                    [one] if tail.is_empty() => whole_variable(self.text(*one)),
+                    _ => None,
+                };
                 target_nodes.extend_from_slice(tail);
                 // The first word is the target; the rest are the command's.
                 let mut groups = self.words(&target_nodes, depth).into_iter();
@@ -70,6 +74,7 @@ impl<'a> Lowerer<'a> {
                         op: op.clone(),
                         fd: fd.clone(),
                         target: RedirectTarget::File(target),
+                        variable,
                     });
                 }
             }
@@ -92,6 +97,7 @@ impl<'a> Lowerer<'a> {
                     op: "<<<".into(),
                     fd,
                     target: RedirectTarget::Herestring(target),
+                    variable: None,
                 });
             }
             "heredoc_redirect" => self.heredoc(n, fd, depth, &mut out),
@@ -99,4 +105,21 @@ impl<'a> Lowerer<'a> {
         }
         out
     }
+}
+
+/// The variable a word is made of and nothing else: `$f`, `${f}`, `"$f"`,
+/// `"${f}"`.
+fn whole_variable(text: &str) -> Option<String> {
+    let inner = text
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(text);
+    let name = inner.strip_prefix('$')?;
+    let name = name
+        .strip_prefix('{')
+        .and_then(|n| n.strip_suffix('}'))
+        .unwrap_or(name);
+    let identifier = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    identifier.then(|| name.to_string())
 }

@@ -581,6 +581,12 @@ impl<'c> Resolver<'c> {
     fn check_variable_targets(&mut self, canon: &str, rest: &[Arg], frame: &Frame) {
         let sets = super::setvars::sets(canon, rest);
         for t in &sets.targets {
+            match &t.name {
+                Some(n) if !t.nameref => {
+                    self.assigned.otherwise.insert(n.clone());
+                }
+                _ => self.assigned.unknown = true,
+            }
             if let (true, Some(n)) = (t.exported, &t.name) {
                 self.exported
                     .push((n.clone(), frame.map.map(t.arg.span), frame.via.clone()));

@@ -154,6 +154,24 @@ pub struct Resolver<'c> {
     /// Whether the command may turn on dotglob (`shopt -s dotglob`,
     /// `GLOBIGNORE=`): a glob's leading `*` then matches hidden names.
     dotglob: bool,
+    /// Which variables the command assigns, and how.
+    assigned: Assigned,
+    /// Redirects whose whole target is one variable's value and could be
+    /// /dev/tcp/... unless that variable only ever holds relative names:
+    /// the variable, where, and through what (judged in `finish`).
+    variable_redirects: Vec<(String, Span, Vec<String>)>,
+}
+
+/// The variables a command assigns, anywhere in it.
+#[derive(Debug, Default)]
+struct Assigned {
+    /// By `for` or `select` over relative names only (`for f in *.txt`).
+    relative_loops: HashSet<String>,
+    /// Any other way: `x=`, `read x`, `declare`, `${x:=}`, arithmetic,
+    /// other loops.
+    otherwise: HashSet<String>,
+    /// A name only known at run time, or a nameref, was assigned.
+    unknown: bool,
 }
 
 impl<'c> Resolver<'c> {
@@ -182,6 +200,8 @@ impl<'c> Resolver<'c> {
             working_dirs: writes::WorkingDirs::default(),
             relative_writes: Vec::new(),
             dotglob: false,
+            assigned: Assigned::default(),
+            variable_redirects: Vec::new(),
         }
     }
 
@@ -335,6 +355,7 @@ impl<'c> Resolver<'c> {
                 .push((name.clone(), frame.map.map(*sp), frame.via.clone()));
         }
         for (name, sp) in &lowered.assigned {
+            self.assigned.otherwise.insert(name.clone());
             if self.catalog.is_dangerous_variable(name) {
                 self.add(
                     frame,
@@ -344,18 +365,23 @@ impl<'c> Resolver<'c> {
                 );
             }
         }
-        for (name, sp, dynamic) in &lowered.loop_vars {
-            if *dynamic {
+        for v in &lowered.loop_vars {
+            if v.dynamic {
                 self.runtime_vars
-                    .entry(name.clone())
-                    .or_insert(frame.map.map(*sp));
+                    .entry(v.name.clone())
+                    .or_insert(frame.map.map(v.span));
             }
-            if self.catalog.is_dangerous_variable(name) {
+            if v.relative {
+                self.assigned.relative_loops.insert(v.name.clone());
+            } else {
+                self.assigned.otherwise.insert(v.name.clone());
+            }
+            if self.catalog.is_dangerous_variable(&v.name) {
                 self.add(
                     frame,
                     Rule::DangerousAssignment,
-                    *sp,
-                    format!("the loop assigns {name}, which changes which code runs"),
+                    v.span,
+                    format!("the loop assigns {}, which changes which code runs", v.name),
                 );
             }
         }
@@ -517,6 +543,15 @@ impl<'c> Resolver<'c> {
     /// whose values are only known at run time, files downloaded and run.
     pub fn finish(&mut self) {
         self.downloaded_code();
+        // `for f in *.txt; do wc -l < "$f"; done`: f only ever holds a
+        // relative name, never /dev/tcp/...
+        for (name, span, via) in std::mem::take(&mut self.variable_redirects) {
+            let a = &self.assigned;
+            if a.relative_loops.contains(&name) && !a.otherwise.contains(&name) && !a.unknown {
+                continue;
+            }
+            self.add_via(Rule::DynamicRedirect, span, DYNAMIC_REDIRECT.into(), &via);
+        }
         self.relative_writes();
         let refs = std::mem::take(&mut self.arith_refs);
         for (name, span, via) in refs {
@@ -659,6 +694,8 @@ impl<'c> Resolver<'c> {
                 .is_some_and(|t| t.starts_with('-') && !t.starts_with("--") && t.contains('n'))
         });
         if nameref {
+            // Assigning the reference assigns whatever it names.
+            self.assigned.unknown = true;
             for a in &s.assignments {
                 let target = a.values.first().and_then(|v| v.static_value());
                 let settled = target.as_deref().is_some_and(|t| {
@@ -686,6 +723,7 @@ impl<'c> Resolver<'c> {
             }
         }
         for a in &s.assignments {
+            self.assigned.otherwise.insert(a.name.clone());
             for v in &a.values {
                 let c = self.word(v, frame);
                 self.variables_carry = self.variables_carry.or(c);
@@ -873,12 +911,22 @@ impl<'c> Resolver<'c> {
                     }
                     _ => {
                         if could_be_dev_net(&w.static_prefix()) {
-                            self.add(
-                                frame,
-                                Rule::DynamicRedirect,
-                                r.span,
-                                "this redirect's target is only known at run time and could be /dev/tcp/...",
-                            );
+                            match &r.variable {
+                                // Judged when every assignment is known.
+                                Some(name) => self.variable_redirects.push((
+                                    name.clone(),
+                                    frame.map.map(r.span),
+                                    frame.via.clone(),
+                                )),
+                                None => {
+                                    self.add(
+                                        frame,
+                                        Rule::DynamicRedirect,
+                                        r.span,
+                                        DYNAMIC_REDIRECT,
+                                    );
+                                }
+                            }
                         }
                     }
                 }
@@ -941,6 +989,9 @@ pub fn is_dev_net(path: &str) -> bool {
     let norm = normalize(path);
     norm.starts_with("/dev/tcp/") || norm.starts_with("/dev/udp/")
 }
+
+const DYNAMIC_REDIRECT: &str =
+    "this redirect's target is only known at run time and could be /dev/tcp/...";
 
 /// Whether a path whose known beginning is `prefix` could end up under
 /// /dev/tcp or /dev/udp.

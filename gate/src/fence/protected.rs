@@ -1,5 +1,7 @@
 //! The paths the fence keeps read-only: one list, built from what the
-//! analyzer's persistence rule knows (`analyzer/catalog.toml`), bashgate's
+//! analyzer's catalog knows (`analyzer/catalog.toml`: the persistence
+//! places, and the control places that are an agent client's or
+//! bashgate's, at the project root and the working directory), bashgate's
 //! own files, the directories on PATH, and `gate/data/fence.toml`.
 
 use std::path::{Path, PathBuf};
@@ -10,7 +12,6 @@ use serde::Deserialize;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Table {
-    project: Vec<String>,
     home: Vec<String>,
     pub(crate) confinable_network: Vec<String>,
 }
@@ -51,9 +52,12 @@ pub fn default_protected(at: &Places, extra: &[PathBuf]) -> Vec<PathBuf> {
             out.extend(bases.iter().map(|b| b.join(entry)));
         }
     }
-    for rel in &TABLE.project {
-        out.push(at.project_root.join(rel));
-        out.push(at.cwd.join(rel));
+    // The files that decide what the agent's client or bashgate does next.
+    for (name, kind) in persistence::CONTROL_PLACES {
+        if matches!(*kind, "agent-client" | "bashgate") {
+            out.push(at.project_root.join(name));
+            out.push(at.cwd.join(name));
+        }
     }
     if let Some(h) = at.home {
         out.extend(TABLE.home.iter().map(|rel| h.join(rel)));
@@ -93,6 +97,9 @@ mod tests {
             "/home/u/.claude.json",
             "/home/u/proj/.claude",
             "/home/u/proj/.bashgate.toml",
+            "/home/u/proj/.mcp.json",
+            "/home/u/proj/CLAUDE.md",
+            "/home/u/proj/sub/.gemini",
             "/home/u/.local/bin",
             "/home/u/bin",
             "/etc/profile.d",
