@@ -190,6 +190,11 @@ pub struct Entry {
     /// like `writes` operands, whether or not `writes` is set.
     #[serde(default)]
     pub output_options: Vec<String>,
+    /// Modes in which the output options' files are only read (tar's `-f`
+    /// names the archive it writes with `-c`, the one it reads with `-x`
+    /// or `-t`): with one of these given, they are not writes.
+    #[serde(default)]
+    pub output_read_modes: Vec<String>,
     /// Its written operands and output values are prefixes of the names it
     /// writes (split PREFIX, csplit -f): one that can complete a protected
     /// name is not proven.

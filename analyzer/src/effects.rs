@@ -167,8 +167,9 @@ pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {
         targets = option_values(&TARGET_DIRECTORY, args);
         out.writes.extend(targets.iter().cloned());
     }
-    out.writes
-        .extend(option_values(&entry.output_options, args));
+    if !crate::resolve::has_any_option(entry, args, &entry.output_read_modes) {
+        out.writes.extend(output_values(entry, args));
+    }
     // `key=value` operands (dd's if=, bs=) are not paths; a path with `=`
     // in it (`/usr/bin/x=y/../ls`) is.
     let plain = |a: &&(usize, &Arg)| {
@@ -288,6 +289,51 @@ pub(crate) fn makes_symlinks(args: &[Arg]) -> bool {
             Some(long) => long.len() >= 2 && "symbolic".starts_with(long),
             None => t.starts_with('-') && t[1..].contains('s'),
         })
+}
+
+/// The values of a program's output options, with the index of the
+/// argument holding each. A dash-less first argument of a program that
+/// takes one (`tar cfz FILE`) is read the traditional way: each letter that
+/// takes a value takes the next word, in order, and the letters after it
+/// are still options.
+fn output_values(entry: &Entry, args: &[Arg]) -> Vec<(usize, String)> {
+    let traditional = entry.bundled_options
+        && args
+            .first()
+            .and_then(Arg::text)
+            .is_some_and(|t| !t.is_empty() && !t.starts_with('-'));
+    if !traditional {
+        return option_values(&entry.output_options, args);
+    }
+    let cluster = args[0].text().unwrap_or_default();
+    let takes_value = |c: char| {
+        entry
+            .options
+            .as_ref()
+            .is_none_or(|t| t.short_value.contains(c))
+    };
+    let mut out = Vec::new();
+    let mut next = 1;
+    for c in cluster.chars() {
+        if !takes_value(c) {
+            continue;
+        }
+        if entry
+            .output_options
+            .iter()
+            .any(|o| o.strip_prefix('-') == Some(&c.to_string()))
+        {
+            out.extend(args.get(next).map(|a| (next, a.shape.clone())));
+        }
+        next += 1;
+    }
+    let rest = args.get(next..).unwrap_or_default();
+    out.extend(
+        option_values(&entry.output_options, rest)
+            .into_iter()
+            .map(|(i, v)| (i + next, v)),
+    );
+    out
 }
 
 const TARGET_DIRECTORY: [&str; 2] = ["-t", "--target-directory"];

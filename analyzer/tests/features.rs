@@ -876,6 +876,16 @@ fn posix_sh_reads_some_bash_differently() {
 #[test]
 fn writes_that_change_later_commands() {
     table(&[
+        // tar's -f names the archive it writes when it creates one; in the
+        // traditional dash-less cluster each value letter takes the next word.
+        ("tar cfz ~/.bashrc a.txt", U, &["BG213"]),
+        ("tar cbf 20 /etc/ssl/openssl.cnf a.txt", U, &["BG213"]),
+        ("tar --create --file=/usr/lib/x.pth a.txt", U, &["BG213"]),
+        ("tar -rf ~/.profile a.txt", U, &["BG213"]),
+        ("tar -cfz ~/.bashrc", S, &[]),
+        ("tar czf backup.tgz src", S, &[]),
+        ("tar tf ~/backup.tar", S, &[]),
+        ("tar xf /tmp/a.tar -C /tmp/out", S, &[]),
         ("cp ./evil ~/.local/bin/ls && ls", U, &["BG213"]),
         ("ln -sf /usr/bin/curl ~/bin/ls", U, &["BG213"]),
         ("install -m 755 ./tool ~/.cargo/bin/grep", U, &["BG213"]),

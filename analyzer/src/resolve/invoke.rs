@@ -1190,7 +1190,7 @@ fn is_elsewhere(catalog: &Catalog, dir: &str) -> bool {
 /// Whether a static argument before `--` is one of `options`: a long
 /// option by name (`--numeric`, `--numeric=x`), a short one alone or in a
 /// cluster (`-n`, `-tlnp`). Run-time arguments never count.
-fn has_any_option(entry: &Entry, args: &[Arg], options: &[String]) -> bool {
+pub(crate) fn has_any_option(entry: &Entry, args: &[Arg], options: &[String]) -> bool {
     if options.is_empty() {
         return false;
     }
