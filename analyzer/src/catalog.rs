@@ -585,7 +585,7 @@ mod tests {
         for bad in [
             "[programs.x]\nclass = \"wrapper\"\nspecial = \"xarg\"\n",
             "[programs.x]\nclass = \"local\"\nscript = \"perl\"\n",
-            "[programs.x]\nclass = \"local\"\nwrites = \"first\"\n",
+            "[programs.x]\nclass = \"local\"\nwrites = \"third\"\n",
             "[programs.x]\nclass = \"local\"\nescapes = [{ long = \"y\", verdict = \"netwrk\", why = \"z\" }]\n",
             "[programs.x]\nclass = \"lokal\"\n",
             "[programs.x]\nclass = \"local\"\nspecail = \"find\"\n",

@@ -39,6 +39,8 @@ pub enum Writes {
     Last,
     /// The second operand, when given (uniq INPUT OUTPUT, xxd IN OUT).
     Second,
+    /// The first operand: an archive made of the rest (zip ARCHIVE FILES).
+    First,
 }
 
 /// Which arguments of a program name files it deletes or moves away.

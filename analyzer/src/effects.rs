@@ -228,6 +228,9 @@ pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {
                 }
             }
         }
+        Some(Writes::First) => out
+            .writes
+            .extend(operands.first().map(|(i, a)| (*i, a.shape.clone()))),
         Some(Writes::Second) => out
             .writes
             .extend(operands.get(1).map(|(i, a)| (*i, a.shape.clone()))),
