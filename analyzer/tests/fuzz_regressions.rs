@@ -509,3 +509,29 @@ fn words_folded_into_a_commandless_redirect() {
     assert_eq!(a.invocations.len(), 1);
     assert_eq!(a.invocations[0].program.as_deref(), Some("echo"));
 }
+
+#[test]
+fn words_after_a_heredoc_delimiter_are_arguments() {
+    // Oracle (F43, seed 0x2328): the grammar puts the words after a
+    // heredoc's delimiter on its line inside the heredoc redirect, and
+    // lowering kept them as opaque text: `time <<'EOF1' id` was safe and
+    // listed only `time`, where bash runs id (real bash: `nice <<EOF echo
+    // RAN` prints RAN). They are the command's arguments.
+    for c in [
+        "time <<'EOF1' curl x\nbody\nEOF1\n",
+        "nice <<EOF curl example.com\nx\nEOF\n",
+        "env <<\"E\" 'wget' x\nx\nE\n",
+    ] {
+        assert_eq!(analyze(c).verdict, Verdict::Network, "{c}");
+    }
+    let a = analyze("time <<'EOF1' id\n-n\nEOF1\n");
+    let programs: Vec<_> = a
+        .invocations
+        .iter()
+        .filter_map(|i| i.program.as_deref())
+        .collect();
+    assert!(programs.contains(&"id"), "{programs:?}");
+    let a = analyze("cat <<EOF notes.txt\nx\nEOF\n");
+    assert_eq!(a.verdict, Verdict::Safe);
+    assert_eq!(a.invocations[0].args, [Some("notes.txt".to_string())]);
+}

@@ -7,7 +7,7 @@ use crate::ir::{Command, Compound, Redirect, RedirectTarget};
 use crate::span::Span;
 use crate::word::{push_lit, unescape_backquoted, DynKind, Dynamic, Part, Reparse, Word};
 
-use super::{span, LoweredRedirects, Lowerer, REDIRECTS, STATEMENTS};
+use super::{span, LoweredRedirects, Lowerer, REDIRECTS, STATEMENTS, WORDS};
 
 impl<'a> Lowerer<'a> {
     pub(super) fn heredoc(
@@ -25,6 +25,9 @@ impl<'a> Lowerer<'a> {
             origin: None,
         };
         let mut pending_op: Option<String> = None;
+        // Words after the delimiter on the heredoc's line: the command's
+        // arguments (`time <<EOF id` runs id, F43).
+        let mut arg_nodes = Vec::new();
         let mut cursor = n.walk();
         for child in n.children(&mut cursor) {
             if !child.is_named() {
@@ -62,8 +65,10 @@ impl<'a> Lowerer<'a> {
                         out.trailing.push((op, cmd));
                     }
                 }
+                k if WORDS.contains(&k) => arg_nodes.push(child),
                 _ => {
-                    // Arguments tree-sitter attached to the heredoc line.
+                    // Anything else the grammar attached to the heredoc
+                    // line stays in view.
                     let w = self.opaque_word(child, depth);
                     let cmd = Command::Compound(Compound {
                         span: span(child),
@@ -76,6 +81,8 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+        let args = self.words(&arg_nodes, depth);
+        out.args.extend(args);
         out.redirects.insert(
             0,
             Redirect {
