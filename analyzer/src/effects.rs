@@ -167,7 +167,7 @@ pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {
         targets = option_values(&TARGET_DIRECTORY, args);
         out.writes.extend(targets.iter().cloned());
     }
-    if !crate::resolve::has_any_option(entry, args, &entry.output_read_modes) {
+    if !crate::option_table::has_any_option(entry, args, &entry.output_read_modes) {
         out.writes.extend(output_values(entry, args));
     }
     // `key=value` operands (dd's if=, bs=) are not paths; a path with `=`

@@ -5,7 +5,7 @@
 //! `local_with`; the write model for operands.
 
 use crate::args::Arg;
-use crate::catalog::{OptionSyntax, OptionTable};
+use crate::catalog::{Entry, OptionSyntax, OptionTable};
 
 /// Arguments as a local program's own parser reads them.
 #[derive(Debug, Default)]
@@ -109,6 +109,44 @@ pub fn read(table: &OptionTable, args: &[Arg], bundled: bool) -> Reading {
         }
     }
     out
+}
+
+/// Whether a static argument before `--` is one of `options`: a long
+/// option by name (`--numeric`, `--numeric=x`), a short one alone or in a
+/// cluster (`-n`, `-tlnp`). Run-time arguments never count.
+pub(crate) fn has_any_option(entry: &Entry, args: &[Arg], options: &[String]) -> bool {
+    if options.is_empty() {
+        return false;
+    }
+    // With an option table, as the program reads them: `lsof -cnode` is
+    // `-c node`, not `-n`; `--num` is `--numeric`.
+    if let Some(table) = &entry.options {
+        return read(table, args, entry.bundled_options)
+            .given
+            .iter()
+            .any(|(_, o)| options.contains(o));
+    }
+    for a in args {
+        let Some(t) = a.text() else { continue };
+        if t == "--" {
+            break;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or(long);
+            if options.iter().any(|o| o.strip_prefix("--") == Some(name)) {
+                return true;
+            }
+        } else if let Some(cluster) = t.strip_prefix('-') {
+            if cluster.chars().any(|c| {
+                options
+                    .iter()
+                    .any(|o| o.len() == 2 && o.ends_with(c) && o.starts_with('-'))
+            }) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

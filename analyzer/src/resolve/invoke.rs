@@ -3,6 +3,7 @@
 
 use crate::analysis::Invocation;
 use crate::catalog::{Catalog, Class, Entry, Escape, EscapeVerdict, Special};
+use crate::option_table::has_any_option;
 use crate::rules::Rule;
 use crate::scripts;
 use crate::span::Span;
@@ -1185,44 +1186,6 @@ fn directory_given(catalog: &Catalog, args: &[Arg], options: &[String]) -> bool 
 /// scratch place, with no control place in its path (`-C /tmp/x`).
 fn is_elsewhere(catalog: &Catalog, dir: &str) -> bool {
     catalog.places.place(dir, crate::places::Known::Fully) == crate::places::Place::Scratch
-}
-
-/// Whether a static argument before `--` is one of `options`: a long
-/// option by name (`--numeric`, `--numeric=x`), a short one alone or in a
-/// cluster (`-n`, `-tlnp`). Run-time arguments never count.
-pub(crate) fn has_any_option(entry: &Entry, args: &[Arg], options: &[String]) -> bool {
-    if options.is_empty() {
-        return false;
-    }
-    // With an option table, as the program reads them: `lsof -cnode` is
-    // `-c node`, not `-n`; `--num` is `--numeric`.
-    if let Some(table) = &entry.options {
-        return crate::option_table::read(table, args, entry.bundled_options)
-            .given
-            .iter()
-            .any(|(_, o)| options.contains(o));
-    }
-    for a in args {
-        let Some(t) = a.text() else { continue };
-        if t == "--" {
-            break;
-        }
-        if let Some(long) = t.strip_prefix("--") {
-            let name = long.split('=').next().unwrap_or(long);
-            if options.iter().any(|o| o.strip_prefix("--") == Some(name)) {
-                return true;
-            }
-        } else if let Some(cluster) = t.strip_prefix('-') {
-            if cluster.chars().any(|c| {
-                options
-                    .iter()
-                    .any(|o| o.len() == 2 && o.ends_with(c) && o.starts_with('-'))
-            }) {
-                return true;
-            }
-        }
-    }
-    false
 }
 
 fn is_identifier(t: &str) -> bool {

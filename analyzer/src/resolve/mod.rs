@@ -9,7 +9,6 @@ mod shells;
 mod wrappers;
 mod writes;
 
-pub(crate) use invoke::has_any_option;
 pub use shells::Syntax;
 
 use std::collections::{HashMap, HashSet};
