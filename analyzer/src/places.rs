@@ -109,6 +109,8 @@ pub enum Outside {
     Absolute,
     Parent,
     RunTime,
+    /// Any path below (find's `{}`): `.git` and hidden names included.
+    AnyBelow,
 }
 
 impl Place {
@@ -142,6 +144,9 @@ impl Places {
             .collect();
         if components.contains(&"..") {
             return Place::Outside(Outside::Parent);
+        }
+        if matches!(known, Known::Glob { .. }) && components.iter().any(|c| c.contains("**")) {
+            return Place::Outside(Outside::AnyBelow);
         }
         for c in components {
             if let Some(control) = self.control(c, known) {

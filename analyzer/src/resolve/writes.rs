@@ -167,6 +167,9 @@ impl Resolver<'_> {
             Place::Outside(Outside::Parent) => format!(
                 "{who} writes `{path}`, and `..` can leave the working tree"
             ),
+            Place::Outside(Outside::AnyBelow) => format!(
+                "{who} writes `{path}`: a path found at run time anywhere below its start, .git and hidden names included"
+            ),
             Place::Outside(Outside::RunTime) => format!(
                 "{who} writes `{path}`, a name only known at run time that could be anywhere, .git/hooks and ~/.bashrc included"
             ),
