@@ -535,3 +535,22 @@ fn words_after_a_heredoc_delimiter_are_arguments() {
     assert_eq!(a.verdict, Verdict::Safe);
     assert_eq!(a.invocations[0].args, [Some("notes.txt".to_string())]);
 }
+
+#[test]
+fn words_after_closing_a_descriptor_are_arguments() {
+    // Oracle (F44, CI's default run at 6ece7ed): closing a descriptor
+    // (`2>&-`, `<&-`) takes no word, but the grammar makes the next word
+    // the redirect's target: `time -p 2>&- 'diff'` was safe and listed only
+    // `time`, where bash runs diff (real bash: `nice 2>&- echo RAN` prints
+    // RAN). Every word after it is the command's.
+    for c in ["time -p 2>&- 'curl' x", "nice 2>&- 'curl'"] {
+        assert_eq!(analyze(c).verdict, Verdict::Network, "{c}");
+    }
+    // Unquoted, the grammar reports an error there: never safe.
+    for c in ["nice 2>&- curl example.com", "env <&- wget x"] {
+        assert_ne!(analyze(c).verdict, Verdict::Safe, "{c}");
+    }
+    let a = analyze("ls 2>&- 'notes.txt'");
+    assert_eq!(a.verdict, Verdict::Safe);
+    assert_eq!(a.invocations[0].args, [Some("notes.txt".to_string())]);
+}

@@ -65,8 +65,12 @@ impl<'a> Lowerer<'a> {
                 };
                 target_nodes.extend_from_slice(tail);
                 // The first word is the target; the rest are the command's.
+                // Closing a descriptor (`2>&-`, `<&-`) takes no word: every
+                // one after it is the command's (`nice 2>&- 'diff'` runs
+                // diff, F44).
+                let closes = matches!(op.as_str(), ">&-" | "<&-");
                 let mut groups = self.words(&target_nodes, depth).into_iter();
-                let target = groups.next();
+                let target = if closes { None } else { groups.next() };
                 out.args.extend(groups);
                 if let Some(target) = target {
                     out.redirects.push(Redirect {
