@@ -339,7 +339,7 @@ fn output_values(entry: &Entry, args: &[Arg]) -> Vec<(usize, String)> {
     out
 }
 
-const TARGET_DIRECTORY: [&str; 2] = ["-t", "--target-directory"];
+pub(crate) const TARGET_DIRECTORY: [&str; 2] = ["-t", "--target-directory"];
 
 /// Whether chmod's mode (its first operand, or modes written as options
 /// such as `-x+s`) can grant an execute bit or let group or others write,

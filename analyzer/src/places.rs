@@ -88,6 +88,18 @@ pub enum Known {
     RunTime,
 }
 
+impl Known {
+    /// How much of a word's value is known, `dotglob` deciding what its
+    /// globs can match.
+    pub fn of(value: &crate::word::Value, dotglob: bool) -> Known {
+        match value {
+            crate::word::Value::Static(_) => Known::Fully,
+            crate::word::Value::Glob(_) => Known::Glob { dotglob },
+            crate::word::Value::Dynamic => Known::RunTime,
+        }
+    }
+}
+
 /// Where a written path lands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Place {
@@ -259,8 +271,12 @@ pub fn link_target(link: &str, target: &str) -> String {
         .collect();
     let mut climbs = 0;
     for p in target.split('/').filter(|p| !p.is_empty() && *p != ".") {
+        // A `..` cancels a name, never another `..` (`../a/l` pointing at
+        // `../../x` points two levels up).
         if p == ".." {
-            if parts.pop().is_none() {
+            if parts.last().is_some_and(|last| *last != "..") {
+                parts.pop();
+            } else {
                 climbs += 1;
             }
         } else {
@@ -384,6 +400,7 @@ mod tests {
         assert_eq!(link_target("dir/", "../y"), "y");
         assert_eq!(link_target("a/l", "/etc/x"), "/etc/x");
         assert_eq!(link_target("/tmp/l", "x"), "/tmp/x");
+        assert_eq!(link_target("../a/l", "../../x"), "../../x");
     }
 
     #[test]

@@ -886,6 +886,11 @@ fn writes_that_change_later_commands() {
         ("tar czf backup.tgz src", S, &[]),
         ("tar tf ~/backup.tar", S, &[]),
         ("tar xf /tmp/a.tar -C /tmp/out", S, &[]),
+        // A link's target, with the links put in a directory by -t.
+        ("ln -s -t sub /etc/ssl/openssl.cnf", U, &["BG213"]),
+        ("ln -st sub ../../x", U, &["BG213"]),
+        ("ln -s -t sub ../a.txt", S, &[]),
+        ("ln -t sub /etc/passwd", U, &["BG213"]),
         ("cp ./evil ~/.local/bin/ls && ls", U, &["BG213"]),
         ("ln -sf /usr/bin/curl ~/bin/ls", U, &["BG213"]),
         ("install -m 755 ./tool ~/.cargo/bin/grep", U, &["BG213"]),

@@ -538,9 +538,25 @@ impl<'c> Resolver<'c> {
             || entry.removes.is_some();
         if entry.links {
             let operands: Vec<(usize, &Arg)> = crate::effects::operands(entry, rest);
-            let link = operands.last().map(|(_, a)| a.shape.clone());
+            // With `-t DIR` every operand is a target and the links go in
+            // DIR; otherwise the last operand is the link (or its directory).
+            let (link, targets) = match crate::effects::option_values(
+                &crate::effects::TARGET_DIRECTORY,
+                rest,
+            )
+            .pop()
+            {
+                Some((_, dir)) => (
+                    Some(format!("{}/", dir.trim_end_matches('/'))),
+                    &operands[..],
+                ),
+                None => (
+                    operands.last().map(|(_, a)| a.shape.clone()),
+                    &operands[..operands.len().saturating_sub(1)],
+                ),
+            };
             let symbolic = crate::effects::makes_symlinks(rest);
-            for (_, target) in operands.iter().take(operands.len().saturating_sub(1)) {
+            for (_, target) in targets {
                 let path = match (&link, symbolic) {
                     (Some(l), true) => crate::places::link_target(l, &target.shape),
                     _ => target.shape.clone(),
@@ -991,7 +1007,7 @@ fn brings_tree_in(
     if !moves && !recursive {
         return None;
     }
-    let targets = crate::effects::option_values(&["-t", "--target-directory"], args);
+    let targets = crate::effects::option_values(&crate::effects::TARGET_DIRECTORY, args);
     let operands = crate::effects::operands(entry, args);
     let (dest, sources) = match targets.first() {
         Some((_, t)) => (t.clone(), &operands[..]),
@@ -1000,17 +1016,12 @@ fn brings_tree_in(
             (last.1.shape.clone(), sources)
         }
     };
-    let known = |a: &Arg| match a.value {
-        Value::Static(_) => Known::Fully,
-        Value::Glob(_) => Known::Glob { dotglob: false },
-        Value::Dynamic => Known::RunTime,
-    };
     if places.place(&dest, Known::Fully) == Place::Scratch {
         return None;
     }
     let (_, from) = sources
         .iter()
-        .find(|(_, s)| places.place(&s.shape, known(s)) != Place::Work)?;
+        .find(|(_, s)| places.place(&s.shape, Known::of(&s.value, false)) != Place::Work)?;
     let what = if moves { "moves" } else { "copies a tree" };
     Some((
         from.span,
