@@ -1052,6 +1052,11 @@ fn environment_variables_need_a_declaration() {
         // The environment may already export FOO: the next ls gets the new value.
         ("FOO=bar; ls", U, &["BG205"]),
         ("foo=bar; ls", S, &[]),
+        ("ls; FOO=bar", S, &[]),
+        // A function body or a trap runs after the assignment, wherever it
+        // is written.
+        ("f() { ls; }; FOO=bar; f", U, &["BG205"]),
+        ("trap ls EXIT; FOO=bar", U, &["BG205"]),
         ("export FOO=bar; echo \"$FOO\"", S, &[]),
     ]);
 }

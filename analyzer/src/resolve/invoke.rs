@@ -490,7 +490,8 @@ impl<'c> Resolver<'c> {
         {
             return;
         }
-        self.env_programs.push(canon.to_string());
+        let anytime = self.repeats > 0 || !frame.via.is_empty();
+        self.env_programs.push((canon.to_string(), anytime));
         let env = self.env.clone();
         for (name, span) in env {
             if self.catalog.is_dangerous_variable(&name)

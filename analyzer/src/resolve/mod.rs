@@ -145,8 +145,9 @@ pub struct Resolver<'c> {
     /// Where `set -a` (or `-o allexport`) exports every later assignment.
     allexport: Option<(Span, Vec<String>)>,
     /// Programs started (not builtins) that could otherwise be local, for
-    /// exported variables.
-    env_programs: Vec<String>,
+    /// exported variables, each with whether it may run at any time: in a
+    /// loop, a function body or an embedded script (a trap runs at exit).
+    env_programs: Vec<(String, bool)>,
     /// Every working directory the command may move to.
     working_dirs: writes::WorkingDirs,
     /// Relative writes, judged in `finish` against `working_dirs`.
@@ -519,11 +520,18 @@ impl<'c> Resolver<'c> {
             if self.catalog.is_dangerous_variable(&name) {
                 continue; // reported where it is assigned
             }
-            let reader = programs[after.min(programs.len())..].iter().find(|p| {
-                !self
-                    .catalog
-                    .is_harmless_variable(&name, self.catalog.get(p))
-            });
+            // Programs started before an ordered assignment do not see it,
+            // unless they may run again later.
+            let reader = programs
+                .iter()
+                .enumerate()
+                .filter(|(i, (_, anytime))| *i >= after || *anytime)
+                .map(|(_, (p, _))| p)
+                .find(|p| {
+                    !self
+                        .catalog
+                        .is_harmless_variable(&name, self.catalog.get(p))
+                });
             if let Some(p) = reader {
                 self.add_via(
                     Rule::DangerousAssignment,
