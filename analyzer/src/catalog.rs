@@ -45,6 +45,8 @@ struct CatalogFile {
     #[serde(default)]
     harmless_variables: Vec<String>,
     #[serde(default)]
+    set_by_bash: Vec<String>,
+    #[serde(default)]
     harmless_variable_prefixes: Vec<String>,
     #[serde(default)]
     shell_builtins: Vec<String>,
@@ -72,6 +74,8 @@ struct BuiltinLists {
     read_only_programs: Vec<String>,
     #[serde(default)]
     harmless_variables: Vec<String>,
+    #[serde(default)]
+    set_by_bash: Vec<String>,
     #[serde(default)]
     harmless_variable_prefixes: Vec<String>,
     #[serde(default)]
@@ -118,6 +122,9 @@ pub struct Catalog {
     /// must be declared harmless by that program's entry (`harmless_env`).
     pub harmless_variables: Vec<String>,
     pub harmless_variable_prefixes: Vec<String>,
+    /// Variables bash itself gives a value that is not a number (what a
+    /// command read, matched or ran); arithmetic on them is not proven.
+    pub set_by_bash: Vec<String>,
     /// Builtins: they run in the shell and start no program, so their
     /// environment is the shell's own (checked by `dangerous_variables`).
     pub shell_builtins: Vec<String>,
@@ -185,6 +192,7 @@ impl Catalog {
                 persistence_dirs: lists.persistence_dirs,
                 read_only_programs: lists.read_only_programs,
                 harmless_variables: lists.harmless_variables,
+                set_by_bash: lists.set_by_bash,
                 harmless_variable_prefixes: lists.harmless_variable_prefixes,
                 shell_builtins: lists.shell_builtins,
                 places: lists.places,
@@ -208,6 +216,7 @@ impl Catalog {
             persistence_dirs: file.persistence_dirs,
             read_only_programs: file.read_only_programs,
             harmless_variables: file.harmless_variables,
+            set_by_bash: file.set_by_bash,
             harmless_variable_prefixes: file.harmless_variable_prefixes,
             shell_builtins: file.shell_builtins,
             places: file.places,
@@ -232,6 +241,7 @@ impl Catalog {
         self.persistence_dirs.extend(more.persistence_dirs);
         self.read_only_programs.extend(more.read_only_programs);
         self.harmless_variables.extend(more.harmless_variables);
+        self.set_by_bash.extend(more.set_by_bash);
         self.harmless_variable_prefixes
             .extend(more.harmless_variable_prefixes);
         self.shell_builtins.extend(more.shell_builtins);

@@ -26,6 +26,16 @@ pub enum Value {
 }
 
 impl Word {
+    /// Whether the value is always a number: digits and `$(( ))` results
+    /// only (`$((i+1))`, `0$((n))`), never text a subscript could hide in.
+    pub fn is_number(&self) -> bool {
+        !self.parts.is_empty()
+            && self.parts.iter().all(|p| match p {
+                Part::Lit { text, .. } => text.bytes().all(|b| b.is_ascii_digit() || b == b'-'),
+                Part::Dynamic(d) => d.kind == DynKind::Arithmetic,
+            })
+    }
+
     /// The value after quote removal when every part is literal.
     pub fn static_value(&self) -> Option<String> {
         let mut out = String::new();
@@ -98,6 +108,13 @@ impl Word {
 
 /// A value holding an array subscript with a command substitution in it:
 /// evaluating it as a variable name or arithmetic runs the command.
+/// A shell variable name: letters, digits and `_`, not starting with a digit.
+pub fn is_identifier(t: &str) -> bool {
+    !t.is_empty()
+        && !t.starts_with(|c: char| c.is_ascii_digit())
+        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 pub fn runs_subscript(s: &str) -> bool {
     s.contains('[') && (s.contains("$(") || s.contains('`'))
 }

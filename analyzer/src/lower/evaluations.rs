@@ -28,6 +28,33 @@ impl<'a> Lowerer<'a> {
                     continue;
                 }
                 "process_substitution" => continue,
+                // `$1`, `$@`, `$_`: values from the arguments or from what
+                // ran before, never proven to be numbers.
+                "simple_expansion" => {
+                    if let Some(inner) = node.named_child(0) {
+                        let t = self.text(inner);
+                        let from_data = match inner.kind() {
+                            "special_variable_name" => matches!(t, "@" | "*" | "_" | "0"),
+                            _ => t.bytes().all(|b| b.is_ascii_digit()),
+                        };
+                        if from_data || inner.kind() == "variable_name" {
+                            self.arith_refs.push((format!("${t}"), span(node)));
+                        }
+                    }
+                    continue;
+                }
+                "expansion" => {
+                    self.expansion_in_arithmetic(node);
+                    continue;
+                }
+                // A quoted string is read as part of the expression.
+                "string" | "raw_string" | "ansi_c_string" | "translated_string" => {
+                    let t = self.text(node);
+                    if t.contains(['[', '$', '`']) {
+                        self.arith_refs.push((t.to_string(), span(node)));
+                    }
+                    continue;
+                }
                 "variable_name" => {
                     self.arith_refs
                         .push((self.text(node).to_string(), span(node)));
@@ -47,6 +74,53 @@ impl<'a> Lowerer<'a> {
             }
             let mut cursor = node.walk();
             stack.extend(node.named_children(&mut cursor));
+        }
+    }
+
+    /// An expansion inside arithmetic splices its text into the
+    /// expression: `${x}` and `${a[i]}` splice a variable's value (`$x`
+    /// in the list, judged in the resolver); `${#x}` is a number; an
+    /// indirection or any operator (`${!x}`, `${x:-v}`, `${x/a/b}`) makes
+    /// text no model follows, listed as it is written.
+    fn expansion_in_arithmetic(&mut self, node: Node) {
+        let mut cursor = node.walk();
+        let kids: Vec<Node> = node.children(&mut cursor).collect();
+        let inner: Vec<Node> = kids
+            .into_iter()
+            .filter(|k| !matches!(k.kind(), "${" | "}"))
+            .collect();
+        let spliced = |this: &mut Self, sub: Node| {
+            if let Some(name) = sub.child_by_field_name("name") {
+                let t = this.text(name).to_string();
+                this.arith_refs.push((format!("${t}"), span(node)));
+            }
+            if let Some(index) = sub.child_by_field_name("index") {
+                this.arith_names(index);
+            }
+        };
+        match inner.as_slice() {
+            [name] if name.kind() == "variable_name" => {
+                let t = self.text(*name).to_string();
+                self.arith_refs.push((format!("${t}"), span(node)));
+            }
+            [sub] if sub.kind() == "subscript" => spliced(self, *sub),
+            [hash, name] if hash.kind() == "#" && name.kind() == "variable_name" => {}
+            [hash, sub] if hash.kind() == "#" && sub.kind() == "subscript" => {
+                if let Some(index) = sub.child_by_field_name("index") {
+                    self.arith_names(index);
+                }
+            }
+            _ => {
+                let t = self.text(node).to_string();
+                self.arith_refs.push((t, span(node)));
+                // A substitution in it still runs, whatever the value.
+                let mut c = node.walk();
+                for k in node.named_children(&mut c) {
+                    if k.kind() == "command_substitution" {
+                        self.arith_names(k);
+                    }
+                }
+            }
         }
     }
 
@@ -224,8 +298,9 @@ impl<'a> Lowerer<'a> {
                             .is_some_and(|op| matches!(op.kind(), ":=" | "="))
                     {
                         if let Some(name) = c.child_by_field_name("name") {
-                            self.assigned
-                                .push((self.text(name).to_string(), span(name)));
+                            let named = (self.text(name).to_string(), span(name));
+                            self.assigned.push(named.clone());
+                            self.defaulted.push(named);
                         }
                     }
                     seen_name = true;
@@ -237,7 +312,9 @@ impl<'a> Lowerer<'a> {
                         .get(i + 1)
                         .is_some_and(|op| matches!(op.kind(), ":=" | "="))
                     {
-                        self.assigned.push((self.text(*c).to_string(), span(*c)));
+                        let named = (self.text(*c).to_string(), span(*c));
+                        self.assigned.push(named.clone());
+                        self.defaulted.push(named);
                     }
                 }
                 ":" => after_colon = true,

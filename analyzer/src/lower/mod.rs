@@ -16,6 +16,7 @@ mod statements;
 mod test_support;
 mod words;
 
+pub(crate) use crate::word::is_identifier;
 use tree_sitter::Node;
 
 pub use plain::{plain, plain_in};
@@ -41,6 +42,9 @@ pub struct Lowered {
     /// Variables an expansion assigns: `${X:=v}`, `${X=v}`, and arithmetic
     /// `X=`, `X+=`..., `X++` (builtins' arguments are in resolve/setvars).
     pub assigned: Vec<(String, Span)>,
+    /// `${x:=v}`, `${x=v}`: names given a default by an expansion, whose
+    /// value is then only known at run time.
+    pub defaulted: Vec<(String, Span)>,
     /// `${x@P}`: the value is expanded like a prompt, substitutions included.
     pub prompt_expansions: Vec<Span>,
     /// `[ -v 'a[$(cmd)]' ]`: a tested name whose subscript runs a command.
@@ -65,6 +69,7 @@ pub fn lower(root: Node, src: &str, max_depth: usize) -> Lowered {
         arith_refs: Vec::new(),
         loop_vars: Vec::new(),
         assigned: Vec::new(),
+        defaulted: Vec::new(),
         prompt_expansions: Vec::new(),
         subscript_tests: Vec::new(),
         arith_outputs: Vec::new(),
@@ -84,6 +89,7 @@ pub fn lower(root: Node, src: &str, max_depth: usize) -> Lowered {
         arith_refs: l.arith_refs,
         loop_vars: l.loop_vars,
         assigned: l.assigned,
+        defaulted: l.defaulted,
         prompt_expansions: l.prompt_expansions,
         subscript_tests: l.subscript_tests,
         arith_outputs: l.arith_outputs,
@@ -174,6 +180,7 @@ struct Lowerer<'a> {
     arith_refs: Vec<(String, Span)>,
     loop_vars: Vec<LoopVar>,
     assigned: Vec<(String, Span)>,
+    defaulted: Vec<(String, Span)>,
     prompt_expansions: Vec<Span>,
     subscript_tests: Vec<Span>,
     arith_outputs: Vec<ArithOutput>,
@@ -239,12 +246,6 @@ fn is_fd_variable(t: &str) -> bool {
     t.strip_prefix('{')
         .and_then(|t| t.strip_suffix('}'))
         .is_some_and(is_identifier)
-}
-
-fn is_identifier(t: &str) -> bool {
-    !t.is_empty()
-        && !t.starts_with(|c: char| c.is_ascii_digit())
-        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 fn push_stage(stages: &mut Vec<Command>, cmd: Command) {

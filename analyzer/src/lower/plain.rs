@@ -178,6 +178,7 @@ mod tests {
             slow.arith_refs.is_empty()
                 && slow.loop_vars.is_empty()
                 && slow.assigned.is_empty()
+                && slow.defaulted.is_empty()
                 && slow.prompt_expansions.is_empty()
                 && slow.subscript_tests.is_empty()
                 && slow.arith_outputs.is_empty(),

@@ -73,6 +73,7 @@ pub fn pipeline(src: &str, limits: &Limits, steps_left: &mut usize) -> Option<Lo
         out.arith_refs.append(&mut one.arith_refs);
         out.loop_vars.append(&mut one.loop_vars);
         out.assigned.append(&mut one.assigned);
+        out.defaulted.append(&mut one.defaulted);
         out.prompt_expansions.append(&mut one.prompt_expansions);
         out.subscript_tests.append(&mut one.subscript_tests);
         out.arith_outputs.append(&mut one.arith_outputs);
@@ -191,6 +192,7 @@ mod tests {
         assert_eq!(split.arith_refs, whole.arith_refs, "{src:?}");
         assert_eq!(split.loop_vars, whole.loop_vars, "{src:?}");
         assert_eq!(split.assigned, whole.assigned, "{src:?}");
+        assert_eq!(split.defaulted, whole.defaulted, "{src:?}");
         assert_eq!(split.prompt_expansions, whole.prompt_expansions, "{src:?}");
         assert_eq!(split.subscript_tests, whole.subscript_tests, "{src:?}");
         let outputs = |l: &Lowered| {

@@ -316,6 +316,10 @@ impl<'a> Lowerer<'a> {
                 if !w.parts.is_empty() {
                     values.push(w);
                 }
+                // An indexed array's subscript is evaluated arithmetically.
+                if let Some(index) = nn.child_by_field_name("index") {
+                    self.arith_names(index);
+                }
                 self.text(nn.child_by_field_name("name").unwrap_or(nn))
                     .to_string()
             }

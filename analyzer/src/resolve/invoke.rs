@@ -8,6 +8,7 @@ use crate::rules::Rule;
 use crate::scripts;
 use crate::span::Span;
 use crate::verdict::Verdict;
+use crate::word::is_identifier;
 use crate::word::{glob_match, Value};
 
 use super::{Feed, Frame, Output, Resolver};
@@ -369,28 +370,35 @@ impl<'c> Resolver<'c> {
     /// Builtins that give variables run-time values or evaluate names
     /// arithmetically, for [`Resolver::finish`].
     fn track_variables(&mut self, canon: &str, rest: &[Arg], frame: &Frame) {
-        let mut targets: Vec<&Arg> = Vec::new();
-        match canon {
-            "read" | "mapfile" | "getopts" => {
-                targets.extend(rest.iter().filter(|a| a.text().is_some_and(is_identifier)))
-            }
-            "printf" | "wait" => {
-                let flag = if canon == "printf" { "-v" } else { "-p" };
-                for w in rest.windows(2) {
-                    if w[0].text() == Some(flag) && w[1].text().is_some_and(is_identifier) {
-                        targets.push(&w[1]);
-                    }
-                }
-            }
-            _ => {}
+        // Builtins that store what they read or were given, by the one
+        // model of what builtins assign; with no name, bash picks its own.
+        let implicit = match canon {
+            "read" => Some("REPLY"),
+            "mapfile" | "readarray" => Some("MAPFILE"),
+            "getopts" => Some("OPTARG"),
+            "printf" | "wait" => None,
+            _ => return self.track_shell_state(canon, rest, frame),
+        };
+        let sets = super::setvars::sets(canon, rest);
+        let mut named = sets
+            .targets
+            .iter()
+            .filter(|t| t.assigns)
+            .filter_map(|t| Some((t.name.clone()?, t.arg.span)))
+            .collect::<Vec<_>>();
+        if let Some(name) = implicit {
+            let at = rest.first().map_or(Span::new(0, 0), |a| a.span);
+            named.push((name.to_string(), at));
         }
-        for a in targets {
-            if let Some(name) = a.text() {
-                self.runtime_vars
-                    .entry(name.to_string())
-                    .or_insert(frame.map.map(a.span));
-            }
+        for (name, span) in named {
+            let name = name.split('[').next().unwrap_or_default().to_string();
+            self.runtime_vars.entry(name).or_insert(frame.map.map(span));
         }
+        self.track_shell_state(canon, rest, frame);
+    }
+
+    /// `unset`, `set` and `shopt`: what they change in the shell itself.
+    fn track_shell_state(&mut self, canon: &str, rest: &[Arg], frame: &Frame) {
         match canon {
             "unset"
                 if !rest.iter().any(|a| {
@@ -1198,12 +1206,6 @@ fn directory_given(catalog: &Catalog, args: &[Arg], options: &[String]) -> bool 
 /// scratch place, with no control place in its path (`-C /tmp/x`).
 fn is_elsewhere(catalog: &Catalog, dir: &str) -> bool {
     catalog.places.place(dir, crate::places::Known::Fully) == crate::places::Place::Scratch
-}
-
-fn is_identifier(t: &str) -> bool {
-    !t.is_empty()
-        && !t.starts_with(|c: char| c.is_ascii_digit())
-        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Whether an interpreter takes its program from stdin: no code option

@@ -173,6 +173,10 @@ struct Assigned {
     otherwise: HashSet<String>,
     /// A name only known at run time, or a nameref, was assigned.
     unknown: bool,
+    /// Given a text that, spliced into an arithmetic expression (`$x`),
+    /// could complete a subscript: it holds `[`, `$`, a backquote or a
+    /// quote or backslash.
+    unplain: HashSet<String>,
 }
 
 impl<'c> Resolver<'c> {
@@ -365,6 +369,11 @@ impl<'c> Resolver<'c> {
                     format!("an expansion assigns {name}, which changes which code runs"),
                 );
             }
+        }
+        for (name, sp) in &lowered.defaulted {
+            self.runtime_vars
+                .entry(name.clone())
+                .or_insert(frame.map.map(*sp));
         }
         for v in &lowered.loop_vars {
             if v.dynamic {
@@ -563,13 +572,8 @@ impl<'c> Resolver<'c> {
         self.relative_writes();
         let refs = std::mem::take(&mut self.arith_refs);
         for (name, span, via) in refs {
-            if self.runtime_vars.contains_key(&name) {
-                self.add_via(
-                    Rule::SubscriptEvaluation,
-                    span,
-                    format!("`{name}` is evaluated arithmetically and gets its value at run time; a subscript in that value would run a command"),
-                    &via,
-                );
+            if let Some(why) = self.arithmetic_unproven(&name) {
+                self.add_via(Rule::SubscriptEvaluation, span, why, &via);
             }
         }
         for (program, span, via) in std::mem::take(&mut self.arith_outputs) {
@@ -615,6 +619,40 @@ impl<'c> Resolver<'c> {
                 );
             }
         }
+    }
+
+    /// Why a name or text evaluated arithmetically is not proven inert:
+    /// arithmetic evaluates subscripts, and a subscript runs `$( )`. Proven
+    /// are names the command assigns only plain text written in it (a
+    /// literal, `$(( ))`, a loop over words), bash's numeric variables, and
+    /// the person's environment; `$x` splices x's text, so that text must
+    /// be plain too.
+    fn arithmetic_unproven(&self, name: &str) -> Option<String> {
+        let (spliced, bare) = match name.strip_prefix('$') {
+            Some(n) if crate::word::is_identifier(n) => (true, n),
+            Some(n)
+                if n.bytes().all(|b| b.is_ascii_digit()) || n == "@" || n == "*" || n == "0" =>
+            {
+                return Some(format!("arithmetic evaluates `{name}`, an argument the command was given (a file name, a line read, anything a caller passed); a subscript in it would run a command"));
+            }
+            Some("_") => {
+                return Some("arithmetic evaluates `$_`, the last argument of the command before, which could be any text; a subscript in it would run a command".into());
+            }
+            _ if crate::word::is_identifier(name) => (false, name),
+            _ => {
+                return Some(format!("arithmetic evaluates `{name}`, whose text no model here follows; a subscript in it would run a command"));
+            }
+        };
+        if self.catalog.set_by_bash.iter().any(|v| v == bare) || bare.starts_with("BASH_") {
+            return Some(format!("arithmetic evaluates `{bare}`, which bash sets to text the command read or ran; a subscript in it would run a command"));
+        }
+        if self.runtime_vars.contains_key(bare) {
+            return Some(format!("`{bare}` is evaluated arithmetically and gets its value at run time; a subscript in that value would run a command"));
+        }
+        if spliced && self.assigned.unplain.contains(bare) {
+            return Some(format!("`${bare}` splices text holding brackets, quotes or `$` into an arithmetic expression, which could complete a subscript that runs a command"));
+        }
+        None
     }
 
     fn commands(&mut self, cmds: &[Command], frame: &Frame, feed: &Feed) {
@@ -736,6 +774,12 @@ impl<'c> Resolver<'c> {
                 let c = self.word(v, frame);
                 self.variables_carry = self.variables_carry.or(c);
             }
+            if a.values.iter().any(|v| {
+                v.static_value()
+                    .is_some_and(|t| t.contains(['[', '$', '`', '\'', '"', '\\']))
+            }) {
+                self.assigned.unplain.insert(a.name.clone());
+            }
             match a.values.as_slice() {
                 [v] => match v.static_value() {
                     Some(text) if runs_subscript(&text) => {
@@ -747,6 +791,7 @@ impl<'c> Resolver<'c> {
                         );
                     }
                     Some(_) => {}
+                    None if v.is_number() => {}
                     None => {
                         self.runtime_vars
                             .entry(a.name.clone())
@@ -754,7 +799,10 @@ impl<'c> Resolver<'c> {
                     }
                 },
                 values => {
-                    if values.iter().any(|v| v.static_value().is_none()) {
+                    if values
+                        .iter()
+                        .any(|v| v.static_value().is_none() && !v.is_number())
+                    {
                         self.runtime_vars
                             .entry(a.name.clone())
                             .or_insert(frame.map.map(a.span));

@@ -7,6 +7,7 @@
 //! are judged in one place too, `shell_options_on` in invoke.rs.
 
 use crate::args::Arg;
+use crate::word::is_identifier;
 
 /// One variable a builtin sets, or may set.
 pub(super) struct Target<'a> {
@@ -268,12 +269,6 @@ fn arithmetic_targets(expr: &str) -> Vec<&str> {
         }
     }
     out
-}
-
-fn is_identifier(t: &str) -> bool {
-    !t.is_empty()
-        && !t.starts_with(|c: char| c.is_ascii_digit())
-        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]
