@@ -222,22 +222,73 @@ fn literal_target(rest: &[char]) -> Option<String> {
     matches!(rest.get(p), None | Some(';' | '\n' | '}')).then_some(name)
 }
 
-/// Looks through an awk program, outside strings, regexes and comments;
-/// the files its `print >` statements write are added to `writes`.
+/// Where the scanner is and what it knows there: a `/` after an operand
+/// may be a division or start a regex (awk decides by its grammar, and
+/// after `x++` the implementations differ), so both readings are followed.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct State {
+    p: usize,
+    /// The token before was an operand (a name, a number, `)`, `]`, a
+    /// string, `++`, `--`): a `/` here may be either.
+    after_operand: bool,
+    /// Inside a print or printf statement.
+    in_print: bool,
+    /// Parentheses open in that statement (capped).
+    depth: u8,
+}
+
+/// Looks through an awk program, outside strings, regexes and comments,
+/// under every way of reading its `/`s; the files its `print >`
+/// statements write are added to `writes`. A reading that cannot be awk
+/// (a regex or string running past the line) is dropped; when none is
+/// left, the program is not understood.
 fn scan(prog: &str, writes: &mut Vec<String>) -> Option<String> {
     let b: Vec<char> = prog.chars().collect();
+    let mut todo = vec![State {
+        p: 0,
+        after_operand: false,
+        in_print: false,
+        depth: 0,
+    }];
+    let mut seen = std::collections::HashSet::new();
+    let mut readable = false;
+    while let Some(start) = todo.pop() {
+        if !seen.insert(start) {
+            continue;
+        }
+        // A program with thousands of ambiguous slashes is not read.
+        if seen.len() > 4096 {
+            return Some("awk program not understood (too many ways to read its `/`)".into());
+        }
+        match follow(&b, start, writes, &mut todo) {
+            Reading::Danger(why) => return Some(why),
+            Reading::Complete => readable = true,
+            Reading::Impossible => {}
+        }
+    }
+    (!readable).then(|| "awk program not understood (no reading of it is awk)".into())
+}
+
+enum Reading {
+    Danger(String),
+    Complete,
+    Impossible,
+}
+
+/// Follows one reading from `st` to the end of the program, queueing the
+/// other reading of every ambiguous `/` on the way.
+fn follow(b: &[char], st: State, writes: &mut Vec<String>, todo: &mut Vec<State>) -> Reading {
     let n = b.len();
-    let mut p = 0;
-    // Whether a `/` here starts a regex rather than a division.
-    let mut regex_ok = true;
-    // Inside a print or printf statement, outside parentheses, `>` and
-    // `>>` redirect its output to the file named next.
-    let mut in_print = false;
-    let mut depth = 0usize;
+    let State {
+        mut p,
+        mut after_operand,
+        mut in_print,
+        mut depth,
+    } = st;
     while p < n {
         let c = b[p];
         match c {
-            '(' => depth += 1,
+            '(' => depth = depth.saturating_add(1).min(64),
             ')' => depth = depth.saturating_sub(1),
             ';' | '\n' | '}' | '{' => {
                 in_print = false;
@@ -250,13 +301,11 @@ fn scan(prog: &str, writes: &mut Vec<String>) -> Option<String> {
                 }
                 match literal_target(&b[p..]) {
                     Some(file) => writes.push(file),
-                    None => {
-                        return Some(
-                            "awk writes to a file whose name is computed at run time, which could be one that decides what later commands run".into(),
-                        )
-                    }
+                    None => return Reading::Danger(
+                        "awk writes to a file whose name is computed at run time, which could be one that decides what later commands run".into(),
+                    ),
                 }
-                regex_ok = true;
+                after_operand = false;
                 continue;
             }
             _ => {}
@@ -265,17 +314,32 @@ fn scan(prog: &str, writes: &mut Vec<String>) -> Option<String> {
             '"' => {
                 p += 1;
                 while p < n && b[p] != '"' {
+                    if b[p] == '\n' {
+                        return Reading::Impossible;
+                    }
                     p += if b[p] == '\\' { 2 } else { 1 };
                 }
+                if p >= n {
+                    return Reading::Impossible;
+                }
                 p += 1;
-                regex_ok = false;
+                after_operand = true;
             }
             '#' => {
                 while p < n && b[p] != '\n' {
                     p += 1;
                 }
             }
-            '/' if regex_ok => {
+            '/' => {
+                if after_operand {
+                    // The division: an operator, after which a `/` is a regex.
+                    todo.push(State {
+                        p: p + 1,
+                        after_operand: false,
+                        in_print,
+                        depth,
+                    });
+                }
                 p += 1;
                 let mut in_bracket = false;
                 while p < n {
@@ -284,26 +348,27 @@ fn scan(prog: &str, writes: &mut Vec<String>) -> Option<String> {
                         '[' => in_bracket = true,
                         ']' => in_bracket = false,
                         '/' if !in_bracket => break,
-                        '\n' => {
-                            return Some("awk program not understood (unterminated regex)".into())
-                        }
+                        '\n' => return Reading::Impossible,
                         _ => {}
                     }
                     p += 1;
                 }
+                if p >= n {
+                    return Reading::Impossible;
+                }
                 p += 1;
-                regex_ok = false;
+                after_operand = true;
             }
             '|' => {
                 if b.get(p + 1) == Some(&'|') {
                     p += 2;
-                    regex_ok = true;
+                    after_operand = false;
                     continue;
                 }
                 if b.get(p + 1) == Some(&'&') {
-                    return Some("awk's `|&` runs a command as a coprocess".into());
+                    return Reading::Danger("awk's `|&` runs a command as a coprocess".into());
                 }
-                return Some("awk pipes to or from a command with `|`".into());
+                return Reading::Danger("awk pipes to or from a command with `|`".into());
             }
             '@' => {
                 let word: String = b[p + 1..]
@@ -311,11 +376,11 @@ fn scan(prog: &str, writes: &mut Vec<String>) -> Option<String> {
                     .take_while(|c| c.is_ascii_alphanumeric())
                     .collect();
                 if word == "load" || word == "include" {
-                    return Some(format!("awk's `@{word}` runs code from another file"));
+                    return Reading::Danger(format!("awk's `@{word}` runs code from another file"));
                 }
                 // gawk's indirect call `@f()` calls the function a string
                 // names, `system` included; other directives are rare.
-                return Some(format!(
+                return Reading::Danger(format!(
                     "gawk's `@{word}` (an indirect function call or a directive) can call any function, system() included"
                 ));
             }
@@ -326,27 +391,35 @@ fn scan(prog: &str, writes: &mut Vec<String>) -> Option<String> {
                 }
                 let word: String = b[start..p].iter().collect();
                 if word == "system" {
-                    return Some("awk's `system()` runs a shell command".into());
+                    return Reading::Danger("awk's `system()` runs a shell command".into());
                 }
                 if word == "print" || word == "printf" {
                     in_print = true;
                     depth = 0;
                 }
                 // After a keyword like `print` or `return`, `/` starts a regex.
-                regex_ok = matches!(word.as_str(), "print" | "printf" | "return" | "in" | "case");
+                after_operand =
+                    !matches!(word.as_str(), "print" | "printf" | "return" | "in" | "case");
             }
-            c if c.is_ascii_digit() || c == ')' || c == ']' || c == '$' => {
+            c if c.is_ascii_digit() || c == '.' || c == ')' || c == ']' || c == '$' => {
                 p += 1;
-                regex_ok = c == '$';
+                after_operand = c != '$';
             }
+            '+' | '-' if b.get(p + 1) == Some(&c) => {
+                // `x++ / 2` divides; a prefix `++` is followed by a name.
+                p += 2;
+                after_operand = true;
+            }
+            // A line continued with a backslash: the token before still counts.
+            '\\' if b.get(p + 1) == Some(&'\n') => p += 2,
             ' ' | '\t' | '\r' => p += 1,
             _ => {
                 p += 1;
-                regex_ok = true;
+                after_operand = false;
             }
         }
     }
-    None
+    Reading::Complete
 }
 
 #[cfg(test)]
@@ -369,6 +442,9 @@ mod tests {
             "{ print (NR > 2) }",
             "$3 > 10 { print $1 }",
             "{ if ($2 > 0) print $1 > \"pos\"; else print $1 }",
+            "{ x = a / 2; y = b / 3 }",
+            "{ print $1/2, $2/4 }",
+            "$1 ~ /a|b/ && n++ > 2 { print }",
         ] {
             assert_eq!(scan(s, &mut Vec::new()), None, "{s}");
         }
@@ -383,6 +459,12 @@ mod tests {
             "BEGIN { print \"x\" |& \"cat\" }",
             "@load \"filefuncs\"",
             "{ print $1 / 2 | \"sh\" }",
+            // After `++`, a `/` divides; the second `/` closes no regex.
+            "{ n++ / 2; system(\"id\") / 1 }",
+            "{ x = n-- /2; system(\"id\") }#/",
+            "{ x = a \\\n / 2; system(\"id\") /\n}",
+            "{ x = (a) / 2; system(\"id\") / 1 }",
+            "/\"/ { system(\"id\") }",
         ] {
             assert!(scan(s, &mut Vec::new()).is_some(), "{s}");
         }

@@ -148,6 +148,21 @@ pub fn check(args: &[Arg]) -> Checked {
             writes,
         };
     }
+    // GNU sed joins its `-e` scripts with newlines before reading them (so
+    // `-e 'a\\' -e text` is one command); other seds read each alone. Both
+    // readings are checked.
+    if scripts.len() > 1 && scripts.iter().all(|(a, _)| a.is_static()) {
+        let joined: Vec<&str> = scripts.iter().map(|(_, t)| t.as_str()).collect();
+        let first = scripts[0].0;
+        match parse(&joined.join("\n")) {
+            Ok(files) => writes.extend(files.into_iter().map(|f| (first.span, f))),
+            Err(why) => out.push(ScriptFinding {
+                rule: Rule::EscapeOption,
+                span: first.span,
+                message: why,
+            }),
+        }
+    }
     for (a, text) in scripts {
         if !a.is_static() {
             out.push(ScriptFinding {
@@ -227,16 +242,12 @@ fn parse(script: &str) -> Result<Vec<String>, String> {
                     p += 1;
                 }
             }
-            'b' | 't' | 'T' | ':' | 'v' => {
-                while p < n && b[p] != '\n' && b[p] != ';' {
-                    p += 1;
-                }
-            }
-            'a' | 'i' | 'c' => p = to_line_end(&b, p, true),
-            'r' | 'R' => p = to_line_end(&b, p, false),
+            'b' | 't' | 'T' | ':' | 'v' => p = label(&b, p)?,
+            'a' | 'i' | 'c' => p = text(&b, p),
+            'r' | 'R' => p = to_line_end(&b, p),
             'w' | 'W' => {
                 let start = p;
-                p = to_line_end(&b, p, false);
+                p = to_line_end(&b, p);
                 let file: String = b[start..p].iter().collect();
                 check_write_target(file.trim())?;
                 writes.push(file.trim().to_string());
@@ -255,7 +266,7 @@ fn parse(script: &str) -> Result<Vec<String>, String> {
                         }
                         'w' => {
                             let start = p + 1;
-                            p = to_line_end(&b, start, false);
+                            p = to_line_end(&b, start);
                             let file: String = b[start..p].iter().collect();
                             check_write_target(file.trim())?;
                             writes.push(file.trim().to_string());
@@ -333,19 +344,56 @@ fn delimited(b: &[char], p: usize, count: usize) -> Result<usize, String> {
     Ok(p)
 }
 
-/// To the end of the line; for a/i/c text, backslash-newline continues.
-fn to_line_end(b: &[char], mut p: usize, continued: bool) -> usize {
-    while p < b.len() {
-        if continued && b[p] == '\\' && b.get(p + 1) == Some(&'\n') {
-            p += 2;
-            continue;
-        }
-        if b[p] == '\n' {
-            break;
-        }
+/// To the end of the line, as GNU sed reads a file name: no escapes.
+fn to_line_end(b: &[char], mut p: usize) -> usize {
+    while p < b.len() && b[p] != '\n' {
         p += 1;
     }
     p
+}
+
+/// The text of `a`, `i` and `c`, as GNU sed 4.9 reads it: blanks, then an
+/// optional backslash that takes the character after it (a newline in the
+/// classic `a\` form); then a backslash takes any next character, a newline
+/// included, and the first newline not taken ends the text. So in
+/// `a foo\\` + newline the backslashes pair up and the next line is a
+/// command.
+fn text(b: &[char], mut p: usize) -> usize {
+    let n = b.len();
+    while p < n && (b[p] == ' ' || b[p] == '\t') {
+        p += 1;
+    }
+    if p < n && b[p] == '\\' {
+        p += 2;
+    }
+    while p < n && b[p] != '\n' {
+        p += if b[p] == '\\' { 2 } else { 1 };
+    }
+    p.min(n)
+}
+
+/// A label (`:`, `b`, `t`, `T`) or `v`'s version. GNU sed ends a label at
+/// whitespace, `;`, `#` or `}`, and reads what follows on the line as the
+/// next command; sed versions before 4.3 and other seds read the label to
+/// the end of the line. Only a reading they all share is accepted: a
+/// label of plain characters, then the end of the line, `;` or `}`.
+fn label(b: &[char], mut p: usize) -> Result<usize, String> {
+    let n = b.len();
+    while p < n && (b[p] == ' ' || b[p] == '\t') {
+        p += 1;
+    }
+    while p < n && (b[p].is_ascii_alphanumeric() || matches!(b[p], '_' | '.' | '-')) {
+        p += 1;
+    }
+    while p < n && (b[p] == ' ' || b[p] == '\t') {
+        p += 1;
+    }
+    match b.get(p) {
+        None | Some('\n' | ';' | '}') => Ok(p),
+        Some(c) => Err(format!(
+            "a sed label is followed by `{c}`, which sed versions read differently (GNU sed starts a new command there)"
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -369,6 +417,11 @@ mod tests {
             "$!N;P;D",
             ":a;N;$!ba;s/\\n/ /g",
             "s/x/y/I",
+            ":a;$!{N;ba};p",
+            "b end ; p",
+            "a foo\\\nbar",
+            "a foo\\\\",
+            "v 4.2",
         ] {
             assert!(parse(s).is_ok(), "{s}");
         }
@@ -386,6 +439,16 @@ mod tests {
             "s/a/b/w /dev/sda",
             "K",
             "s/a/b/Z",
+            // GNU sed ends a label at a blank and runs what follows.
+            ":a e touch x",
+            "b a e touch x",
+            "t x\te touch x",
+            "v 4.2 e touch x",
+            ":a#x\ne id",
+            // The backslashes pair up; the newline ends the text.
+            "a foo\\\\\ne touch x",
+            "i\\\\\ne touch x",
+            "1{\na\\\nfoo\\\\\ne id\n}",
         ] {
             assert!(parse(s).is_err(), "{s}");
         }
