@@ -295,48 +295,24 @@ pub(crate) fn makes_symlinks(args: &[Arg]) -> bool {
 }
 
 /// The values of a program's output options, with the index of the
-/// argument holding each. A dash-less first argument of a program that
-/// takes one (`tar cfz FILE`) is read the traditional way: each letter that
-/// takes a value takes the next word, in order, and the letters after it
-/// are still options.
+/// argument holding each: read by the program's option table when it has
+/// one (tar's traditional `cfz FILE` included), else GNU style.
 fn output_values(entry: &Entry, args: &[Arg]) -> Vec<(usize, String)> {
-    let traditional = entry.bundled_options
-        && args
-            .first()
-            .and_then(Arg::text)
-            .is_some_and(|t| !t.is_empty() && !t.starts_with('-'));
-    if !traditional {
-        return option_values(&entry.output_options, args);
-    }
-    let cluster = args[0].text().unwrap_or_default();
-    let takes_value = |c: char| {
-        entry
-            .options
-            .as_ref()
-            .is_none_or(|t| t.short_value.contains(c))
-    };
-    let mut out = Vec::new();
-    let mut next = 1;
-    for c in cluster.chars() {
-        if !takes_value(c) {
-            continue;
+    match &entry.options {
+        Some(table) if table.syntax != crate::catalog::OptionSyntax::Operands => {
+            let mut found = crate::option_table::read(table, args, entry.bundled_options)
+                .values_of(&entry.output_options, args);
+            // A word only partly known (`-o"$x"x`) is no option to the
+            // table reader; its shape still shows an output option.
+            found.extend(
+                option_values(&entry.output_options, args)
+                    .into_iter()
+                    .filter(|(i, _)| args[*i].text().is_none()),
+            );
+            found
         }
-        if entry
-            .output_options
-            .iter()
-            .any(|o| o.strip_prefix('-') == Some(&c.to_string()))
-        {
-            out.extend(args.get(next).map(|a| (next, a.shape.clone())));
-        }
-        next += 1;
+        _ => option_values(&entry.output_options, args),
     }
-    let rest = args.get(next..).unwrap_or_default();
-    out.extend(
-        option_values(&entry.output_options, rest)
-            .into_iter()
-            .map(|(i, v)| (i + next, v)),
-    );
-    out
 }
 
 pub(crate) const TARGET_DIRECTORY: [&str; 2] = ["-t", "--target-directory"];

@@ -18,6 +18,25 @@ pub struct Reading {
     /// The options given, by their full spelling (`-n`, `--numeric` for
     /// `--num`, `-noout`), with the index of the argument holding each.
     pub given: Vec<(usize, String)>,
+    /// The values of the options that take one, in order: the option's
+    /// full spelling, and the index of the argument holding the value with
+    /// the text it has there (`-ofile`: the same argument, `file`).
+    pub values: Vec<(String, usize, Option<String>)>,
+}
+
+impl Reading {
+    /// The values given to any of `options` (full spellings: `-f`,
+    /// `--file`), with the index of the argument holding each.
+    pub fn values_of(&self, options: &[String], args: &[Arg]) -> Vec<(usize, String)> {
+        self.values
+            .iter()
+            .filter(|(o, _, _)| options.contains(o))
+            .filter_map(|(_, at, text)| match text {
+                Some(t) => Some((*at, t.clone())),
+                None => args.get(*at).map(|a| (*at, a.shape.clone())),
+            })
+            .collect()
+    }
 }
 
 /// Reads `args` with a program's option table: options, their values and
@@ -47,13 +66,22 @@ pub fn read(table: &OptionTable, args: &[Arg], bundled: bool) -> Reading {
             options_done = true;
             continue;
         }
-        let bundle;
-        let s = if at == 0 && bundled && !s.starts_with(['-', '+']) && !s.is_empty() {
-            bundle = format!("-{s}");
-            bundle.as_str()
-        } else {
-            s
-        };
+        // tar's traditional form (`tar cfI out.tar zstd src`): a first
+        // argument without a dash is a cluster in which every letter that
+        // takes a value takes the next word, and the letters after it are
+        // still options.
+        if at == 0 && bundled && !s.starts_with(['-', '+']) && !s.is_empty() {
+            for c in s.chars() {
+                out.given.push((at, format!("-{c}")));
+                if table.short_value.contains(c) {
+                    out.values.push((format!("-{c}"), i, None));
+                    i += 1;
+                } else if !table.short.contains(c) && !table.short_optional.contains(c) {
+                    out.unreviewed.push((at, format!("-{c}")));
+                }
+            }
+            continue;
+        }
         let is_option = (s.starts_with('-') || (table.plus && s.starts_with('+'))) && s.len() > 1;
         if !is_option {
             out.operands.push(at);
@@ -63,11 +91,19 @@ pub fn read(table: &OptionTable, args: &[Arg], bundled: bool) -> Reading {
             continue;
         }
         if let Some(body) = s.strip_prefix("--") {
-            if let Some(full) = long_name(table, body) {
-                out.given.push((at, format!("--{full}")));
+            let full = long_name(table, body).map(|f| format!("--{f}"));
+            if let Some(full) = &full {
+                out.given.push((at, full.clone()));
             }
+            let inline = body.split_once('=').map(|(_, v)| v.to_string());
             match long_option(table, body) {
-                Some(LongArity::Value) if !body.contains('=') => i += 1,
+                Some(LongArity::Value) if inline.is_none() => {
+                    out.values.extend(full.map(|f| (f, i, None)));
+                    i += 1
+                }
+                Some(LongArity::Value | LongArity::Optional) if inline.is_some() => {
+                    out.values.extend(full.map(|f| (f, at, inline)));
+                }
                 Some(_) => {}
                 None => out
                     .unreviewed
@@ -78,10 +114,15 @@ pub fn read(table: &OptionTable, args: &[Arg], bundled: bool) -> Reading {
         let body = &s[1..];
         if table.syntax == OptionSyntax::SingleDash {
             if let Some(arity) = single_dash(table, body) {
-                out.given
-                    .push((at, format!("-{}", body.split('=').next().unwrap_or(body))));
-                if arity == LongArity::Value && !body.contains('=') {
-                    i += 1;
+                let full = format!("-{}", body.split('=').next().unwrap_or(body));
+                out.given.push((at, full.clone()));
+                match body.split_once('=') {
+                    None if arity == LongArity::Value => {
+                        out.values.push((full, i, None));
+                        i += 1;
+                    }
+                    Some((_, v)) => out.values.push((full, at, Some(v.to_string()))),
+                    None => {}
                 }
                 continue;
             }
@@ -94,14 +135,21 @@ pub fn read(table: &OptionTable, args: &[Arg], bundled: bool) -> Reading {
             if table.short.contains(c) {
                 continue;
             }
-            let attached = !body[j + c.len_utf8()..].is_empty();
+            let rest = &body[j + c.len_utf8()..];
+            let option = format!("{}{c}", &s[..1]);
             if table.short_value.contains(c) {
-                if !attached {
+                if rest.is_empty() {
+                    out.values.push((option, i, None));
                     i += 1;
+                } else {
+                    out.values.push((option, at, Some(rest.to_string())));
                 }
                 break;
             }
             if table.short_optional.contains(c) {
+                if !rest.is_empty() {
+                    out.values.push((option, at, Some(rest.to_string())));
+                }
                 break;
             }
             out.unreviewed.push((at, format!("{}{c}", &s[..1])));
