@@ -177,6 +177,11 @@ pub struct Entry {
     /// (`tar xzf`): its letters are checked like `-xzf`.
     #[serde(default)]
     pub bundled_options: bool,
+    /// The program joins its operands and splits them into tokens of its
+    /// own (`ss 'dst example.com'` is `ss dst example.com`): `word`
+    /// escapes match any token of an operand.
+    #[serde(default)]
+    pub splits_operands: bool,
     /// The class when run with no arguments at all (`yarn` installs).
     #[serde(default)]
     pub bare: Option<Class>,

@@ -712,7 +712,7 @@ impl<'c> Resolver<'c> {
                             (Some(letter), Some(given)) if letter.chars().count() == 1 => given
                                 .iter()
                                 .any(|(at, o)| *at == i && o.strip_prefix('-') == Some(letter)),
-                            _ => escape_matches(esc, s, options_done),
+                            _ => escape_matches(esc, s, options_done, entry.splits_operands),
                         };
                         if matched && !directory_given(self.catalog, args, &esc.unless_dir) {
                             let rule = match esc.verdict {
@@ -1065,7 +1065,7 @@ fn subcommand(entry: &Entry, rest: &[Arg]) -> Option<(String, Class)> {
     None
 }
 
-fn escape_matches(esc: &Escape, arg: &str, options_done: bool) -> bool {
+fn escape_matches(esc: &Escape, arg: &str, options_done: bool, splits: bool) -> bool {
     if let Some(needle) = &esc.contains {
         return arg.contains(needle.as_str());
     }
@@ -1085,7 +1085,13 @@ fn escape_matches(esc: &Escape, arg: &str, options_done: bool) -> bool {
         return arg.starts_with('-') && !arg.starts_with("--") && arg[1..].contains(short.as_str());
     }
     if let Some(word) = &esc.word {
-        return arg == word;
+        // A program that tokenizes its operands (ss's filters) reads words
+        // inside one argument; every token counts.
+        return arg == word
+            || splits
+                && arg
+                    .split(|c: char| c.is_whitespace() || "()!,'\"=&|<>".contains(c))
+                    .any(|t| t == word);
     }
     if let Some(prefix) = &esc.prefix {
         return arg.starts_with(prefix.as_str());
