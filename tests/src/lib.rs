@@ -13,6 +13,7 @@ pub mod gate_http;
 pub mod gemini_cli;
 pub mod gen;
 pub mod gen_programs;
+pub mod gen_scripts;
 pub mod gen_words;
 pub mod http;
 pub mod oracle;
