@@ -823,7 +823,7 @@ impl<'c> Resolver<'c> {
             }
         }
         if let Some(lang) = entry.script {
-            let checked = scripts::check(lang, args);
+            let checked = scripts::check(lang, entry.options.as_ref(), args);
             for f in checked.findings {
                 verdict = verdict.max(self.add(frame, f.rule, f.span, f.message));
             }

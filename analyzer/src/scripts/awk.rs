@@ -2,190 +2,71 @@
 //! commands: `system()`, pipes to and from commands (`|`, `|&`), and
 //! extension loading. Network special files are caught by the catalog.
 
-use super::{long_option, Checked, ScriptFinding};
+use super::{gave, values_of, Checked, Given, ScriptFinding};
 use crate::args::Arg;
+use crate::option_table::Reading;
 use crate::rules::Rule;
 
-const LONG: &[&str] = &[
-    "--file",
-    "--exec",
-    "--include",
-    "--load",
-    "--assign",
-    "--field-separator",
-    "--source",
-    "--sandbox",
-    "--characters-as-bytes",
-    "--traditional",
-    "--copyright",
-    "--dump-variables",
-    "--debug",
-    "--gen-pot",
-    "--help",
-    "--lint",
-    "--bignum",
-    "--use-lc-numeric",
-    "--non-decimal-data",
-    "--optimize",
-    "--no-optimize",
-    "--posix",
-    "--pretty-print",
-    "--profile",
-    "--re-interval",
-    "--lint-old",
-    "--version",
-    "--csv",
-];
+/// Options whose value is a file of awk code: `-f`/`--file` and gawk's
+/// `-E`/`--exec` replace the program operand; `-i`/`--include` and
+/// `-l`/`--load` add a library to it.
+const PROGRAM_FILES: &[&str] = &["-f", "--file", "-E", "--exec"];
+const LIBRARIES: &[&str] = &["-i", "--include", "-l", "--load"];
 
-pub fn check(args: &[Arg]) -> Checked {
+pub fn check(reading: &Reading, args: &[Arg]) -> Checked {
     let mut out = Vec::new();
     let mut writes = Vec::new();
-    let mut programs: Vec<(&Arg, String)> = Vec::new();
-    let mut explicit = false;
-    let mut i = 0;
-    let mut first_operand: Option<&Arg> = None;
-    let from_file = |a: &Arg, opt: &str| ScriptFinding {
+    let from_file = |a: &Arg, what: &str| ScriptFinding {
         rule: Rule::CodeFromFile,
         span: a.span,
-        message: format!("`awk {opt}` runs a program from a file"),
+        message: format!("`awk {what}` runs a program from a file"),
     };
-    while i < args.len() {
-        let a = &args[i];
-        i += 1;
-        let Some(s) = a.text() else {
-            if first_operand.is_none() {
-                first_operand = Some(a);
-            }
-            break;
-        };
-        if s == "--" {
-            first_operand = args.get(i);
-            break;
-        }
-        if !s.starts_with('-') || s == "-" {
-            first_operand = Some(a);
-            break;
-        }
-        if let Some(body) = s.strip_prefix("--") {
-            let (name, inline) = match body.split_once('=') {
-                Some((n, v)) => (format!("--{n}"), Some(v.to_string())),
-                None => (s.to_string(), None),
-            };
-            let value = |i: &mut usize| -> Option<String> {
-                match &inline {
-                    Some(v) => Some(v.clone()),
-                    None => {
-                        *i += 1;
-                        args.get(*i - 1).and_then(|v| v.text()).map(str::to_string)
-                    }
-                }
-            };
-            match long_option(&name, LONG) {
-                Some(o @ ("--file" | "--exec" | "--include" | "--load")) => {
-                    explicit = explicit || o != "--load" && o != "--include";
-                    out.push(from_file(a, o));
-                    value(&mut i);
-                }
-                Some("--source") => {
-                    explicit = true;
-                    if let Some(v) = value(&mut i) {
-                        programs.push((a, v));
-                    }
-                }
-                Some("--assign") | Some("--field-separator") => {
-                    value(&mut i);
-                }
-                // gawk only: original-awk ignores it, so the program is read anyway.
-                Some("--sandbox") => {}
-                Some(_) => {}
-                None => out.push(ScriptFinding {
-                    rule: Rule::EscapeOption,
-                    span: a.span,
-                    message: format!("unrecognized awk option `{name}`"),
-                }),
-            }
-            continue;
-        }
-        let body = &s[1..];
-        for (j, c) in body.char_indices() {
-            let rest = &body[j + c.len_utf8()..];
-            let take = |i: &mut usize| -> Option<String> {
-                if rest.is_empty() {
-                    *i += 1;
-                    args.get(*i - 1).and_then(|v| v.text()).map(str::to_string)
-                } else {
-                    Some(rest.to_string())
-                }
-            };
-            match c {
-                'f' | 'E' | 'i' | 'l' => {
-                    if c == 'f' || c == 'E' {
-                        explicit = true;
-                    }
-                    out.push(from_file(a, &format!("-{c}")));
-                    take(&mut i);
-                    break;
-                }
-                'e' => {
-                    explicit = true;
-                    if let Some(v) = take(&mut i) {
-                        programs.push((a, v));
-                    }
-                    break;
-                }
-                'v' | 'F' => {
-                    take(&mut i);
-                    break;
-                }
-                'W' => {
-                    // mawk: -W exec FILE reads the program from a file.
-                    if let Some(v) = take(&mut i) {
-                        if v.starts_with("e") {
-                            out.push(from_file(a, "-W exec"));
-                            if rest.is_empty() && !v.contains(' ') {
-                                i += 1;
-                            }
-                        }
-                    }
-                    break;
-                }
-                'S' => {}
-                // Optional values attached to the option letter.
-                'd' | 'D' | 'o' | 'p' | 'L' => break,
-                'b' | 'c' | 'C' | 'g' | 'h' | 'M' | 'n' | 'N' | 'O' | 'P' | 'r' | 's' | 't'
-                | 'V' | 'k' => {}
-                _ => {
-                    out.push(ScriptFinding {
-                        rule: Rule::EscapeOption,
-                        span: a.span,
-                        message: format!("unrecognized awk option `-{c}`"),
-                    });
-                    break;
-                }
-            }
-        }
+    let files = values_of(reading, args, PROGRAM_FILES);
+    for g in &files {
+        out.push(from_file(g.arg, "-f"));
     }
+    for g in values_of(reading, args, LIBRARIES) {
+        out.push(from_file(g.arg, "-i"));
+    }
+    // mawk: `-W exec FILE` (any prefix of exec) reads the program from FILE.
+    let mawk_exec = values_of(reading, args, &["-W"])
+        .into_iter()
+        .filter(|g| g.text.as_deref().is_none_or(|t| t.starts_with('e')))
+        .collect::<Vec<_>>();
+    for g in &mawk_exec {
+        out.push(from_file(g.arg, "-W exec"));
+    }
+    let mut programs = values_of(reading, args, &["-e", "--source"]);
+    let explicit = !programs.is_empty()
+        || !files.is_empty()
+        || !mawk_exec.is_empty()
+        || gave(reading, &["--exec"]);
     if !explicit {
-        if let Some(a) = first_operand {
-            match a.text() {
-                Some(t) => programs.push((a, t.to_string())),
-                None => out.push(ScriptFinding {
-                    rule: Rule::OpaqueArgument,
-                    span: a.span,
-                    message: "the awk program is only known at run time".into(),
-                }),
-            }
+        if let Some(&first) = reading.operands.first() {
+            let arg = &args[first];
+            programs.push(Given {
+                arg,
+                text: arg.text().map(str::to_string),
+            });
         }
     }
-    for (a, text) in programs {
-        let mut files = Vec::new();
-        match scan(&text, &mut files) {
+    for g in programs {
+        let Some(text) = g.text.filter(|_| g.arg.is_static()) else {
+            out.push(ScriptFinding {
+                rule: Rule::OpaqueArgument,
+                span: g.arg.span,
+                message: "the awk program is only known at run time".into(),
+            });
+            continue;
+        };
+        let mut found = Vec::new();
+        match scan(&text, &mut found) {
             Some(why) => out.push(ScriptFinding {
                 rule: Rule::EscapeOption,
-                span: a.span,
+                span: g.arg.span,
                 message: why,
             }),
-            None => writes.extend(files.into_iter().map(|f| (a.span, f))),
+            None => writes.extend(found.into_iter().map(|f| (g.arg.span, f))),
         }
     }
     Checked {
@@ -261,15 +142,15 @@ fn scan(prog: &str, writes: &mut Vec<String>) -> Option<String> {
             return Some("awk program not understood (too many ways to read its `/`)".into());
         }
         match follow(&b, start, writes, &mut todo) {
-            Reading::Danger(why) => return Some(why),
-            Reading::Complete => readable = true,
-            Reading::Impossible => {}
+            Lexing::Danger(why) => return Some(why),
+            Lexing::Complete => readable = true,
+            Lexing::Impossible => {}
         }
     }
     (!readable).then(|| "awk program not understood (no reading of it is awk)".into())
 }
 
-enum Reading {
+enum Lexing {
     Danger(String),
     Complete,
     Impossible,
@@ -277,7 +158,7 @@ enum Reading {
 
 /// Follows one reading from `st` to the end of the program, queueing the
 /// other reading of every ambiguous `/` on the way.
-fn follow(b: &[char], st: State, writes: &mut Vec<String>, todo: &mut Vec<State>) -> Reading {
+fn follow(b: &[char], st: State, writes: &mut Vec<String>, todo: &mut Vec<State>) -> Lexing {
     let n = b.len();
     let State {
         mut p,
@@ -301,7 +182,7 @@ fn follow(b: &[char], st: State, writes: &mut Vec<String>, todo: &mut Vec<State>
                 }
                 match literal_target(&b[p..]) {
                     Some(file) => writes.push(file),
-                    None => return Reading::Danger(
+                    None => return Lexing::Danger(
                         "awk writes to a file whose name is computed at run time, which could be one that decides what later commands run".into(),
                     ),
                 }
@@ -315,12 +196,12 @@ fn follow(b: &[char], st: State, writes: &mut Vec<String>, todo: &mut Vec<State>
                 p += 1;
                 while p < n && b[p] != '"' {
                     if b[p] == '\n' {
-                        return Reading::Impossible;
+                        return Lexing::Impossible;
                     }
                     p += if b[p] == '\\' { 2 } else { 1 };
                 }
                 if p >= n {
-                    return Reading::Impossible;
+                    return Lexing::Impossible;
                 }
                 p += 1;
                 after_operand = true;
@@ -348,13 +229,13 @@ fn follow(b: &[char], st: State, writes: &mut Vec<String>, todo: &mut Vec<State>
                         '[' => in_bracket = true,
                         ']' => in_bracket = false,
                         '/' if !in_bracket => break,
-                        '\n' => return Reading::Impossible,
+                        '\n' => return Lexing::Impossible,
                         _ => {}
                     }
                     p += 1;
                 }
                 if p >= n {
-                    return Reading::Impossible;
+                    return Lexing::Impossible;
                 }
                 p += 1;
                 after_operand = true;
@@ -366,9 +247,9 @@ fn follow(b: &[char], st: State, writes: &mut Vec<String>, todo: &mut Vec<State>
                     continue;
                 }
                 if b.get(p + 1) == Some(&'&') {
-                    return Reading::Danger("awk's `|&` runs a command as a coprocess".into());
+                    return Lexing::Danger("awk's `|&` runs a command as a coprocess".into());
                 }
-                return Reading::Danger("awk pipes to or from a command with `|`".into());
+                return Lexing::Danger("awk pipes to or from a command with `|`".into());
             }
             '@' => {
                 let word: String = b[p + 1..]
@@ -376,11 +257,11 @@ fn follow(b: &[char], st: State, writes: &mut Vec<String>, todo: &mut Vec<State>
                     .take_while(|c| c.is_ascii_alphanumeric())
                     .collect();
                 if word == "load" || word == "include" {
-                    return Reading::Danger(format!("awk's `@{word}` runs code from another file"));
+                    return Lexing::Danger(format!("awk's `@{word}` runs code from another file"));
                 }
                 // gawk's indirect call `@f()` calls the function a string
                 // names, `system` included; other directives are rare.
-                return Reading::Danger(format!(
+                return Lexing::Danger(format!(
                     "gawk's `@{word}` (an indirect function call or a directive) can call any function, system() included"
                 ));
             }
@@ -391,7 +272,7 @@ fn follow(b: &[char], st: State, writes: &mut Vec<String>, todo: &mut Vec<State>
                 }
                 let word: String = b[start..p].iter().collect();
                 if word == "system" {
-                    return Reading::Danger("awk's `system()` runs a shell command".into());
+                    return Lexing::Danger("awk's `system()` runs a shell command".into());
                 }
                 if word == "print" || word == "printf" {
                     in_print = true;
@@ -419,7 +300,7 @@ fn follow(b: &[char], st: State, writes: &mut Vec<String>, todo: &mut Vec<State>
             }
         }
     }
-    Reading::Complete
+    Lexing::Complete
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@ mod dc;
 mod sed;
 
 use crate::args::Arg;
-use crate::catalog::ScriptLang;
+use crate::catalog::{OptionTable, ScriptLang};
+use crate::option_table::Reading;
 use crate::rules::Rule;
 use crate::span::Span;
 
@@ -25,11 +26,26 @@ pub struct Checked {
     pub writes: Vec<(Span, String)>,
 }
 
-/// Checks the script arguments of a `sed`, `awk` or `dc` invocation.
-pub fn check(lang: ScriptLang, args: &[Arg]) -> Checked {
+/// Checks the script arguments of a `sed`, `awk` or `dc` invocation. The
+/// arguments are read once, by the program's option table (the one reader
+/// of arguments); the checkers take the scripts from that reading.
+pub fn check(lang: ScriptLang, table: Option<&OptionTable>, args: &[Arg]) -> Checked {
+    let reading = match table {
+        Some(t) => crate::option_table::read(t, args, false),
+        None => {
+            return Checked {
+                findings: vec![ScriptFinding {
+                    rule: Rule::EscapeOption,
+                    span: args.first().map(|a| a.span).unwrap_or_default(),
+                    message: "this script runner has no reviewed option table".into(),
+                }],
+                writes: Vec::new(),
+            }
+        }
+    };
     match lang {
-        ScriptLang::Sed => sed::check(args),
-        ScriptLang::Awk => awk::check(args),
+        ScriptLang::Sed => sed::check(&reading, args),
+        ScriptLang::Awk => awk::check(&reading, args),
         ScriptLang::Dc => Checked {
             findings: dc::check(args),
             writes: Vec::new(),
@@ -37,13 +53,34 @@ pub fn check(lang: ScriptLang, args: &[Arg]) -> Checked {
     }
 }
 
-/// Matches `name` against GNU long options, abbreviations included.
-/// Returns the full option, or `None` when unknown or ambiguous.
-fn long_option<'a>(name: &str, options: &[&'a str]) -> Option<&'a str> {
-    if let Some(exact) = options.iter().find(|o| **o == name) {
-        return Some(exact);
-    }
-    let mut matches = options.iter().filter(|o| o.starts_with(name));
-    let first = matches.next()?;
-    matches.next().is_none().then_some(*first)
+/// A script given as an option's value: the argument holding it, and its
+/// text when known.
+struct Given<'a> {
+    arg: &'a Arg,
+    text: Option<String>,
+}
+
+/// The values the reading found for `options`, with their arguments.
+fn values_of<'a>(reading: &Reading, args: &'a [Arg], options: &[&str]) -> Vec<Given<'a>> {
+    reading
+        .values
+        .iter()
+        .filter(|(o, _, _)| options.contains(&o.as_str()))
+        .filter_map(|(_, at, attached)| {
+            let arg = args.get(*at)?;
+            let text = match attached {
+                Some(t) => Some(t.clone()),
+                None => arg.text().map(str::to_string),
+            };
+            Some(Given { arg, text })
+        })
+        .collect()
+}
+
+/// Whether the reading gave any of `options`.
+fn gave(reading: &Reading, options: &[&str]) -> bool {
+    reading
+        .given
+        .iter()
+        .any(|(_, o)| options.contains(&o.as_str()))
 }

@@ -2,176 +2,59 @@
 //! enough to find the commands that run programs (`e`, `s///e`) or write
 //! to devices (`w /dev/...`). Anything it cannot parse is reported.
 
-use super::{long_option, Checked, ScriptFinding};
+use super::{gave, values_of, Checked, Given, ScriptFinding};
 use crate::args::Arg;
+use crate::option_table::Reading;
 use crate::rules::Rule;
 
-const LONG: &[&str] = &[
-    "--expression",
-    "--file",
-    "--in-place",
-    "--line-length",
-    "--null-data",
-    "--zero-terminated",
-    "--separate",
-    "--sandbox",
-    "--debug",
-    "--posix",
-    "--quiet",
-    "--silent",
-    "--regexp-extended",
-    "--unbuffered",
-    "--follow-symlinks",
-    "--binary",
-    "--help",
-    "--version",
-];
-
-pub fn check(args: &[Arg]) -> Checked {
+pub fn check(reading: &Reading, args: &[Arg]) -> Checked {
     let mut out = Vec::new();
     let mut writes = Vec::new();
-    let mut scripts: Vec<(&Arg, String)> = Vec::new();
-    let mut explicit = false;
-    let mut sandbox = false;
-    let mut operands: Vec<&Arg> = Vec::new();
-    let mut options_done = false;
-    let mut i = 0;
-    let unknown = |a: &Arg, what: String| ScriptFinding {
-        rule: Rule::EscapeOption,
-        span: a.span,
-        message: what,
-    };
-    while i < args.len() {
-        let a = &args[i];
-        i += 1;
-        let Some(s) = a.text() else {
-            // Reported as an opaque argument by the caller.
-            operands.push(a);
-            continue;
-        };
-        if options_done || !s.starts_with('-') || s == "-" {
-            operands.push(a);
-            continue;
-        }
-        if s == "--" {
-            options_done = true;
-            continue;
-        }
-        if let Some(body) = s.strip_prefix("--") {
-            let (name, inline) = match body.split_once('=') {
-                Some((n, v)) => (format!("--{n}"), Some(v)),
-                None => (s.to_string(), None),
-            };
-            match long_option(&name, LONG) {
-                Some("--expression") => {
-                    explicit = true;
-                    match inline {
-                        Some(v) => scripts.push((a, v.to_string())),
-                        None => {
-                            if let Some(v) = args.get(i) {
-                                scripts.push((v, v.text().unwrap_or("").to_string()));
-                            }
-                            i += 1;
-                        }
-                    }
-                }
-                Some("--file") => {
-                    explicit = true;
-                    out.push(ScriptFinding {
-                        rule: Rule::CodeFromFile,
-                        span: a.span,
-                        message: "`sed --file` runs a script from a file".into(),
-                    });
-                    if inline.is_none() {
-                        i += 1;
-                    }
-                }
-                Some("--line-length") if inline.is_none() => i += 1,
-                Some("--sandbox") => sandbox = true,
-                Some(_) => {}
-                None => out.push(unknown(a, format!("unrecognized sed option `{name}`"))),
-            }
-            continue;
-        }
-        let body = &s[1..];
-        for (j, c) in body.char_indices() {
-            let rest = &body[j + c.len_utf8()..];
-            match c {
-                'e' => {
-                    explicit = true;
-                    if rest.is_empty() {
-                        if let Some(v) = args.get(i) {
-                            scripts.push((v, v.text().unwrap_or("").to_string()));
-                        }
-                        i += 1;
-                    } else {
-                        scripts.push((a, rest.to_string()));
-                    }
-                    break;
-                }
-                'f' => {
-                    explicit = true;
-                    out.push(ScriptFinding {
-                        rule: Rule::CodeFromFile,
-                        span: a.span,
-                        message: "`sed -f` runs a script from a file".into(),
-                    });
-                    if rest.is_empty() {
-                        i += 1;
-                    }
-                    break;
-                }
-                'l' => {
-                    if rest.is_empty() {
-                        i += 1;
-                    }
-                    break;
-                }
-                // -i takes an optional suffix attached to it.
-                'i' => break,
-                'n' | 'r' | 'E' | 's' | 'u' | 'z' | 'b' => {}
-                _ => {
-                    out.push(unknown(a, format!("unrecognized sed option `-{c}`")));
-                    break;
-                }
-            }
+    let mut scripts = values_of(reading, args, &["-e", "--expression"]);
+    let files = values_of(reading, args, &["-f", "--file"]);
+    for f in &files {
+        out.push(ScriptFinding {
+            rule: Rule::CodeFromFile,
+            span: f.arg.span,
+            message: "`sed -f` runs a script from a file".into(),
+        });
+    }
+    // Without -e or -f, the first operand is the script.
+    if scripts.is_empty() && files.is_empty() {
+        if let Some(&first) = reading.operands.first() {
+            let arg = &args[first];
+            scripts.push(Given {
+                arg,
+                text: arg.text().map(str::to_string),
+            });
         }
     }
-    if !explicit {
-        if let Some(first) = operands.first() {
-            scripts.push((first, first.text().unwrap_or("").to_string()));
-        }
-    }
-    if sandbox {
+    if gave(reading, &["--sandbox"]) {
         return Checked {
             findings: out,
             writes,
         };
     }
-    // GNU sed joins its `-e` scripts with newlines before reading them (so
-    // `-e 'a\\' -e text` is one command); other seds read each alone. Both
-    // readings are checked.
-    if scripts.len() > 1 && scripts.iter().all(|(a, _)| a.is_static()) {
-        let joined: Vec<&str> = scripts.iter().map(|(_, t)| t.as_str()).collect();
-        let first = scripts[0].0;
-        match parse(&joined.join("\n")) {
-            Ok(files) => writes.extend(files.into_iter().map(|f| (first.span, f))),
-            Err(why) => out.push(ScriptFinding {
-                rule: Rule::EscapeOption,
-                span: first.span,
-                message: why,
+    let mut known: Vec<(&Arg, String)> = Vec::new();
+    for g in scripts {
+        match g.text {
+            Some(t) if g.arg.is_static() => known.push((g.arg, t)),
+            _ => out.push(ScriptFinding {
+                rule: Rule::OpaqueArgument,
+                span: g.arg.span,
+                message: "the sed script is only known at run time".into(),
             }),
         }
     }
-    for (a, text) in scripts {
-        if !a.is_static() {
-            out.push(ScriptFinding {
-                rule: Rule::OpaqueArgument,
-                span: a.span,
-                message: "the sed script is only known at run time".into(),
-            });
-            continue;
-        }
+    // GNU sed joins its `-e` scripts with newlines before reading them (so
+    // `-e 'a\\' -e text` is one command); other seds read each alone. Both
+    // readings are checked.
+    let mut readings: Vec<(&Arg, String)> = known.clone();
+    if known.len() > 1 {
+        let joined: Vec<&str> = known.iter().map(|(_, t)| t.as_str()).collect();
+        readings.push((known[0].0, joined.join("\n")));
+    }
+    for (a, text) in readings {
         match parse(&text) {
             Ok(files) => writes.extend(files.into_iter().map(|f| (a.span, f))),
             Err(why) => out.push(ScriptFinding {
