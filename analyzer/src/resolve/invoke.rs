@@ -708,10 +708,15 @@ impl<'c> Resolver<'c> {
                         s
                     };
                     for esc in &entry.escapes {
-                        let matched = match (&esc.short, &given) {
-                            (Some(letter), Some(given)) if letter.chars().count() == 1 => given
+                        // With a table, options are matched as the reader
+                        // read them (a long one by its unique abbreviation).
+                        let matched = match (&esc.short, &esc.long, &given) {
+                            (Some(letter), _, Some(given)) if letter.chars().count() == 1 => given
                                 .iter()
                                 .any(|(at, o)| *at == i && o.strip_prefix('-') == Some(letter)),
+                            (_, Some(long), Some(given)) => given
+                                .iter()
+                                .any(|(at, o)| *at == i && o.strip_prefix("--") == Some(long)),
                             _ => escape_matches(esc, s, options_done, entry.splits_operands),
                         };
                         if matched && !directory_given(self.catalog, args, &esc.unless_dir) {
