@@ -27,6 +27,13 @@ pub fn subcommand<'a>(catalog: &Catalog, program: &str, args: &'a [Option<String
         .lookup(base)
         .map(|(_, e)| e.options_with_value.as_slice())
         .unwrap_or(&[]);
+    subcommand_of(with_value, args)
+}
+
+/// The subcommand among `args` (`None` where a word is only known at run
+/// time), skipping the values of `with_value` options: the one reading of
+/// where a subcommand is, for the resolver's classes and the gate's rules.
+pub(crate) fn subcommand_of<'a>(with_value: &[String], args: &'a [Option<String>]) -> Sub<'a> {
     let mut i = 0;
     while i < args.len() {
         let Some(a) = args[i].as_deref() else {

@@ -1054,20 +1054,11 @@ fn subcommand(entry: &Entry, rest: &[Arg]) -> Option<(String, Class)> {
     if entry.subcommands.is_empty() {
         return None;
     }
-    let mut i = 0;
-    while i < rest.len() {
-        let s = rest[i].text()?;
-        if s == "--" {
-            return None;
-        }
-        if s.starts_with('-') {
-            let takes_value = !s.contains('=') && entry.options_with_value.iter().any(|o| o == s);
-            i += if takes_value { 2 } else { 1 };
-            continue;
-        }
-        return entry.subcommands.get(s).map(|c| (s.to_string(), *c));
+    let texts: Vec<Option<String>> = rest.iter().map(|a| a.text().map(str::to_string)).collect();
+    match crate::argv::subcommand_of(&entry.options_with_value, &texts) {
+        crate::argv::Sub::Found(_, s) => entry.subcommands.get(s).map(|c| (s.to_string(), *c)),
+        _ => None,
     }
-    None
 }
 
 fn escape_matches(esc: &Escape, arg: &str, options_done: bool, splits: bool) -> bool {
