@@ -66,6 +66,70 @@ impl Invocation {
             None => Sub::Dynamic,
         }
     }
+
+    /// This invocation's options, read by the one reader of arguments
+    /// (its program's reviewed table, or the GNU way with the values its
+    /// catalog entry lists).
+    pub fn options(&self) -> Options {
+        let texts: Vec<Option<&str>> = self.args.iter().map(Option::as_deref).collect();
+        let entry = self
+            .program
+            .as_deref()
+            .and_then(|p| Catalog::builtin().lookup(p.rsplit('/').next().unwrap_or(p)))
+            .map(|(_, e)| e);
+        let reading = match entry {
+            Some(e) => match &e.options {
+                Some(t) if t.syntax != crate::catalog::OptionSyntax::Operands => {
+                    crate::option_table::read_texts(t, &texts, e.bundled_options)
+                }
+                _ => {
+                    crate::option_table::read_gnu(&e.options_with_value, &texts, e.bundled_options)
+                }
+            },
+            None => crate::option_table::read_gnu(&[], &texts, false),
+        };
+        Options {
+            given: reading.given,
+            open: self
+                .args
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| a.is_none())
+                .map(|(i, _)| i)
+                .collect(),
+        }
+    }
+}
+
+/// An invocation's options, as the one reader read them.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Each option given, by its full spelling (`--recursive` for
+    /// `--rec`, `-r` and `-f` for `-rf`), with the index of its argument.
+    pub given: Vec<(usize, String)>,
+    /// Arguments known only at run time: each may be any option.
+    pub open: Vec<usize>,
+}
+
+impl Options {
+    /// Whether `option` (a full spelling: `-r`, `--force`) is given in an
+    /// argument from index `from` on, or may be (a word known only at run
+    /// time stands there).
+    pub fn has_from(&self, from: usize, option: &str) -> bool {
+        self.open.iter().any(|i| *i >= from)
+            || self.given.iter().any(|(i, o)| *i >= from && o == option)
+    }
+
+    /// Whether `option` is given anywhere, or may be.
+    pub fn has(&self, option: &str) -> bool {
+        self.has_from(0, option)
+    }
+
+    /// Whether `option` is surely given from index `from` on (words known
+    /// only at run time do not count).
+    pub fn given_from(&self, from: usize, option: &str) -> bool {
+        self.given.iter().any(|(i, o)| *i >= from && o == option)
+    }
 }
 
 /// Whether an argument is one of `flags`, exactly or as `--flag=value`.
@@ -118,6 +182,39 @@ mod tests {
         );
         // Unknown programs: no option takes a value.
         assert_eq!(sub("nosuchtool", &["-x", "y"]).as_deref(), Some("y"));
+    }
+
+    fn options(cmd: &str) -> Vec<String> {
+        let a = crate::analyze(cmd);
+        let mut o: Vec<String> = a.invocations[0]
+            .options()
+            .given
+            .into_iter()
+            .map(|(_, o)| o)
+            .collect();
+        o.sort();
+        o
+    }
+
+    #[test]
+    fn options_are_read_by_the_one_reader() {
+        // With a table: clusters, abbreviations, `--` ends options.
+        assert_eq!(options("rm -rf x"), ["-f", "-r"]);
+        assert_eq!(options("rm --rec --fo x"), ["--force", "--recursive"]);
+        assert_eq!(options("rm -- -rf"), Vec::<String>::new());
+        assert_eq!(options("tar xzf a.tgz"), ["-f", "-x", "-z"]);
+        assert_eq!(options("gtar xf a.tar"), ["-f", "-x"]);
+        // Without one: GNU style, values the entry lists skipped.
+        assert_eq!(options("git -C -f push --force=1"), ["--force", "-C"]);
+        assert_eq!(options("git reset --hard"), ["--hard"]);
+        assert_eq!(options("git push --forced"), ["--forced"]);
+        assert_eq!(options("bsdtar xf a.tar"), ["-f", "-x"]);
+        let a = crate::analyze("rm \"$x\" f");
+        assert!(
+            a.invocations[0].options().has("-r"),
+            "a run-time word may be any option"
+        );
+        assert!(!a.invocations[0].options().given_from(0, "-r"));
     }
 
     #[test]

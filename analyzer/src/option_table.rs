@@ -1,8 +1,12 @@
-//! Reading a local program's arguments with its reviewed option table
-//! (`analyzer/options/*.toml`): which words are options, which are their
-//! values and which are operands, the way the program's own parser reads
-//! them. The resolver uses it for unreviewed options (BG214), escapes and
-//! `local_with`; the write model for operands.
+//! The one reader of a program's arguments: which words are options (by
+//! their full spelling), which are their values and which are operands,
+//! the way the program's own parser reads them. A program with a reviewed
+//! option table (`analyzer/options/*.toml`) is read by it; any other the
+//! GNU way, with the values its catalog entry lists (`options_with_value`).
+//! The resolver uses it for unreviewed options (BG214), escapes,
+//! `local_with` and the scripts of sed and awk; the write model for
+//! operands and output values; the gate's rules through
+//! [`crate::Invocation::options`].
 
 use crate::args::Arg;
 use crate::catalog::{Entry, OptionSyntax, OptionTable};
@@ -44,6 +48,12 @@ impl Reading {
 /// dash-less first argument as a cluster (`tar xzf`). Arguments known only
 /// at run time are the escape model's business (BG210), not this one's.
 pub fn read(table: &OptionTable, args: &[Arg], bundled: bool) -> Reading {
+    let texts: Vec<Option<&str>> = args.iter().map(Arg::text).collect();
+    read_texts(table, &texts, bundled)
+}
+
+/// [`read`] over the arguments' texts (`None`: known only at run time).
+pub fn read_texts(table: &OptionTable, args: &[Option<&str>], bundled: bool) -> Reading {
     let mut out = Reading::default();
     if table.syntax == OptionSyntax::Operands {
         out.operands = (0..args.len()).collect();
@@ -54,7 +64,7 @@ pub fn read(table: &OptionTable, args: &[Arg], bundled: bool) -> Reading {
     while i < args.len() {
         let at = i;
         i += 1;
-        let Some(s) = args[at].text() else {
+        let Some(s) = args[at] else {
             out.operands.push(at);
             continue;
         };
@@ -154,6 +164,83 @@ pub fn read(table: &OptionTable, args: &[Arg], bundled: bool) -> Reading {
             }
             out.unreviewed.push((at, format!("{}{c}", &s[..1])));
             break;
+        }
+    }
+    out
+}
+
+/// Reads the arguments of a program without an option table the GNU way:
+/// options anywhere before `--`; `--name[=value]` as written; each letter
+/// of a `-abc` cluster an option until one that the entry says takes a
+/// value (`with_value`: `-C`), which takes the rest of the cluster or the
+/// next word; a cluster also ends at its first character that is not a
+/// letter (`-n5` is `-n` with `5`). `bundled` reads a dash-less first
+/// argument as a traditional cluster.
+pub fn read_gnu(with_value: &[String], args: &[Option<&str>], bundled: bool) -> Reading {
+    let mut out = Reading::default();
+    let mut options_done = false;
+    let mut i = 0;
+    while i < args.len() {
+        let at = i;
+        i += 1;
+        let Some(s) = args[at] else {
+            out.operands.push(at);
+            continue;
+        };
+        // A traditional first cluster (`bsdtar xzf a.tgz`): each letter an
+        // option, each one that takes a value taking the next word.
+        if at == 0 && bundled && !s.starts_with('-') && !s.is_empty() {
+            for c in s.chars() {
+                let option = format!("-{c}");
+                out.given.push((at, option.clone()));
+                if with_value.contains(&option) {
+                    out.values.push((option, i, None));
+                    i += 1;
+                }
+            }
+            continue;
+        }
+        if options_done || !s.starts_with('-') || s.len() < 2 {
+            out.operands.push(at);
+            continue;
+        }
+        if s == "--" {
+            options_done = true;
+            continue;
+        }
+        if s.starts_with("--") {
+            let (name, value) = match s.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (s, None),
+            };
+            out.given.push((at, name.to_string()));
+            match value {
+                Some(v) => out.values.push((name.to_string(), at, Some(v))),
+                None if with_value.iter().any(|o| o == name) => {
+                    out.values.push((name.to_string(), i, None));
+                    i += 1;
+                }
+                None => {}
+            }
+            continue;
+        }
+        let body = &s[1..];
+        for (j, c) in body.char_indices() {
+            let rest = &body[j + c.len_utf8()..];
+            if !c.is_ascii_alphabetic() {
+                break;
+            }
+            let option = format!("-{c}");
+            out.given.push((at, option.clone()));
+            if with_value.contains(&option) {
+                if rest.is_empty() {
+                    out.values.push((option, i, None));
+                    i += 1;
+                } else {
+                    out.values.push((option, at, Some(rest.to_string())));
+                }
+                break;
+            }
         }
     }
     out

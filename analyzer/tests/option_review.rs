@@ -131,7 +131,13 @@ fn options_the_catalog_names_are_in_their_programs_tables() {
         named.extend(entry.output_read_modes.iter().cloned());
         named.extend(entry.local_with.iter().cloned());
         named.extend(entry.chdir_options.iter().cloned());
-        named.extend(entry.destructive.iter().filter(|d| d.starts_with('-')).cloned());
+        named.extend(
+            entry
+                .destructive
+                .iter()
+                .filter(|d| d.starts_with('-'))
+                .cloned(),
+        );
         named.extend(entry.modes.iter().flatten().cloned());
         for option in named {
             if !holds(&option) {

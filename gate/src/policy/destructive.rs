@@ -202,26 +202,25 @@ impl Rule {
                 _ => return None,
             }
         };
+        // Options as the analyzer's one reader read them, from the
+        // subcommand's arguments on; an argument known only at run time
+        // may be any of them.
+        let from = args.len() - rest.len();
+        let options = inv.options();
+        let has = |flags: &[String]| flags.iter().any(|f| options.has_from(from, f));
         let conditions =
             !self.flags.is_empty() || !self.args.is_empty() || !self.arg_prefixes.is_empty();
-        if conditions && !rest.iter().any(|a| self.hits(a.as_deref())) {
+        if conditions && !has(&self.flags) && !rest.iter().any(|a| self.hits(a.as_deref())) {
             return None;
         }
-        // An argument known only at run time may be any flag.
-        let has = |flags: &[String]| {
-            rest.iter().any(|a| {
-                a.as_deref()
-                    .is_none_or(|a| flags.iter().any(|f| flag_present(a, f)))
-            })
-        };
         if !self.together.iter().all(|group| has(group)) {
             return None;
         }
-        let unless = |a: &Option<String>| {
-            a.as_deref()
-                .is_some_and(|a| self.unless_flags.iter().any(|f| flag_present(a, f)))
-        };
-        if rest.iter().any(unless) {
+        if self
+            .unless_flags
+            .iter()
+            .any(|f| options.given_from(from, f))
+        {
             return None;
         }
         let shapes = &inv.shapes[inv.shapes.len().saturating_sub(rest.len())..];
@@ -264,7 +263,6 @@ impl Rule {
         };
         self.args.iter().any(|x| x == a)
             || self.arg_prefixes.iter().any(|p| a.starts_with(p.as_str()))
-            || self.flags.iter().any(|f| flag_present(a, f))
     }
 
     /// For a force push: name the protected branch it targets.
@@ -281,22 +279,6 @@ impl Rule {
                 .then(|| b.to_string())
         })?;
         Some(format!("`{branch}` is a protected branch"))
-    }
-}
-
-/// Whether `arg` holds flag `f`: exactly, as `--flag=value`, or for a
-/// one-letter flag inside a cluster (`-rf` holds `-r` and `-f`).
-pub(super) fn flag_present(arg: &str, f: &str) -> bool {
-    if arg == f || arg.strip_prefix(f).is_some_and(|r| r.starts_with('=')) {
-        return true;
-    }
-    match (f.strip_prefix('-'), arg.strip_prefix('-')) {
-        (Some(letter), Some(cluster))
-            if letter.len() == 1 && !cluster.starts_with('-') && !cluster.contains('=') =>
-        {
-            cluster.chars().all(|c| c.is_ascii_alphabetic()) && cluster.contains(letter)
-        }
-        _ => false,
     }
 }
 
@@ -444,17 +426,6 @@ mod tests {
             cwd: Path::new("/home/dev/project"),
         };
         find(&b).is_some()
-    }
-
-    #[test]
-    fn flags_in_every_spelling() {
-        assert!(flag_present("-rf", "-f"));
-        assert!(flag_present("-Rf", "-R"));
-        assert!(flag_present("--force", "--force"));
-        assert!(flag_present("--force=1", "--force"));
-        assert!(!flag_present("--forced", "--force"));
-        assert!(!flag_present("-e", "-f"));
-        assert!(!flag_present("--hard", "-h"));
     }
 
     #[test]

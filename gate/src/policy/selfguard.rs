@@ -89,9 +89,6 @@ struct Bulk {
     /// Not with one of these flags or words (listing, dry runs).
     #[serde(default)]
     unless: Vec<String>,
-    /// The first argument may be a flag cluster without a dash (`tar xzf`).
-    #[serde(default)]
-    old_style: bool,
     /// Only these subcommands (any, when empty).
     #[serde(default)]
     subcommands: Vec<String>,
@@ -360,30 +357,22 @@ impl SelfGuard {
                 _ => return None,
             }
         }
-        let listed = args.iter().flatten().any(|a| {
-            b.unless
-                .iter()
-                .any(|u| a == u || (u.starts_with('-') && super::destructive::flag_present(a, u)))
+        // Options as the analyzer's one reader read them (tar's dash-less
+        // first cluster included); a word known only at run time may be
+        // any option.
+        let options = inv.options();
+        let listed = b.unless.iter().any(|u| {
+            if u.starts_with('-') {
+                options.given_from(0, u)
+            } else {
+                args.iter().flatten().any(|a| a == u)
+            }
         });
         if listed {
             return None;
         }
-        if !b.when.is_empty() {
-            let flagged = args.iter().enumerate().any(|(i, a)| match a.as_deref() {
-                None => true,
-                Some(a) => {
-                    b.when
-                        .iter()
-                        .any(|f| super::destructive::flag_present(a, f))
-                        || (b.old_style
-                            && i == 0
-                            && !a.starts_with('-')
-                            && b.when.iter().any(|f| f.len() == 2 && a.contains(&f[1..])))
-                }
-            });
-            if !flagged {
-                return None;
-            }
+        if !b.when.is_empty() && !b.when.iter().any(|f| options.has(f)) {
+            return None;
         }
         let shapes = &inv.shapes;
         let mut target: Option<&str> = None;
