@@ -77,19 +77,15 @@ impl Invocation {
             .as_deref()
             .and_then(|p| Catalog::builtin().lookup(p.rsplit('/').next().unwrap_or(p)))
             .map(|(_, e)| e);
-        let reading = match entry {
-            Some(e) => match &e.options {
-                Some(t) if t.syntax != crate::catalog::OptionSyntax::Operands => {
-                    crate::option_table::read_texts(t, &texts, e.bundled_options)
-                }
-                _ => {
-                    crate::option_table::read_gnu(&e.options_with_value, &texts, e.bundled_options)
-                }
-            },
-            None => crate::option_table::read_gnu(&[], &texts, false),
+        let reading = match entry.and_then(|e| e.options.as_ref().map(|t| (e, t))) {
+            Some((e, t)) if t.syntax != crate::catalog::OptionSyntax::Operands => {
+                crate::option_table::read_texts(t, &texts, e.bundled_options)
+            }
+            _ => crate::option_table::read_gnu(entry, &texts),
         };
         Options {
             given: reading.given,
+            operands: reading.operands,
             open: self
                 .args
                 .iter()
@@ -107,6 +103,9 @@ pub struct Options {
     /// Each option given, by its full spelling (`--recursive` for
     /// `--rec`, `-r` and `-f` for `-rf`), with the index of its argument.
     pub given: Vec<(usize, String)>,
+    /// The indexes of its operands (option values excluded; arguments
+    /// known only at run time included).
+    pub operands: Vec<usize>,
     /// Arguments known only at run time: each may be any option.
     pub open: Vec<usize>,
 }
@@ -130,16 +129,6 @@ impl Options {
     pub fn given_from(&self, from: usize, option: &str) -> bool {
         self.given.iter().any(|(i, o)| *i >= from && o == option)
     }
-}
-
-/// Whether an argument is one of `flags`, exactly or as `--flag=value`.
-pub fn is_flag(arg: &str, flags: &[String]) -> bool {
-    flags.iter().any(|f| {
-        arg == f
-            || arg
-                .strip_prefix(f.as_str())
-                .is_some_and(|rest| rest.starts_with('='))
-    })
 }
 
 #[cfg(test)]
@@ -209,19 +198,12 @@ mod tests {
         assert_eq!(options("git reset --hard"), ["--hard"]);
         assert_eq!(options("git push --forced"), ["--forced"]);
         assert_eq!(options("bsdtar xf a.tar"), ["-f", "-x"]);
+        assert_eq!(options("go test -exec ./x ./..."), ["-exec"]);
         let a = crate::analyze("rm \"$x\" f");
         assert!(
             a.invocations[0].options().has("-r"),
             "a run-time word may be any option"
         );
         assert!(!a.invocations[0].options().given_from(0, "-r"));
-    }
-
-    #[test]
-    fn flags_match_exactly_or_with_a_value() {
-        let f = vec!["--global".to_string()];
-        assert!(is_flag("--global", &f));
-        assert!(is_flag("--global=1", &f));
-        assert!(!is_flag("--globalx", &f));
     }
 }

@@ -177,6 +177,10 @@ pub struct Entry {
     /// (`tar xzf`): its letters are checked like `-xzf`.
     #[serde(default)]
     pub bundled_options: bool,
+    /// Without an option table: the program reads every `-name` as one
+    /// option (Go's flag package: `-exec` is not `-e -x -e -c`).
+    #[serde(default)]
+    pub single_dash: bool,
     /// The program joins its operands and splits them into tokens of its
     /// own (`ss 'dst example.com'` is `ss dst example.com`): `word`
     /// escapes match any token of an operand.

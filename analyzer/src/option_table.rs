@@ -174,9 +174,13 @@ pub fn read_texts(table: &OptionTable, args: &[Option<&str>], bundled: bool) -> 
 /// of a `-abc` cluster an option until one that the entry says takes a
 /// value (`with_value`: `-C`), which takes the rest of the cluster or the
 /// next word; a cluster also ends at its first character that is not a
-/// letter (`-n5` is `-n` with `5`). `bundled` reads a dash-less first
-/// argument as a traditional cluster.
-pub fn read_gnu(with_value: &[String], args: &[Option<&str>], bundled: bool) -> Reading {
+/// letter (`-n5` is `-n` with `5`). An entry's `bundled_options` reads a
+/// dash-less first argument as a traditional cluster; its `single_dash`
+/// reads `-name` as one option.
+pub fn read_gnu(entry: Option<&Entry>, args: &[Option<&str>]) -> Reading {
+    let with_value: &[String] = entry.map_or(&[], |e| e.options_with_value.as_slice());
+    let bundled = entry.is_some_and(|e| e.bundled_options);
+    let single_dash = entry.is_some_and(|e| e.single_dash);
     let mut out = Reading::default();
     let mut options_done = false;
     let mut i = 0;
@@ -208,7 +212,7 @@ pub fn read_gnu(with_value: &[String], args: &[Option<&str>], bundled: bool) -> 
             options_done = true;
             continue;
         }
-        if s.starts_with("--") {
+        if s.starts_with("--") || single_dash {
             let (name, value) = match s.split_once('=') {
                 Some((n, v)) => (n, Some(v.to_string())),
                 None => (s, None),

@@ -6,7 +6,8 @@
 
 use std::sync::LazyLock;
 
-use bashgate_analyzer::argv::{is_flag, subcommand, Sub};
+use bashgate_analyzer::argv::{subcommand, Sub};
+use bashgate_analyzer::Invocation;
 use bashgate_analyzer::{Catalog, Rule};
 use serde::Deserialize;
 
@@ -136,11 +137,7 @@ impl Denylist {
                     ),
                 ));
             }
-            if let Some(words) = self
-                .user
-                .iter()
-                .find(|w| self.user_match(w, name, &inv.args))
-            {
+            if let Some(words) = self.user.iter().find(|w| self.user_match(w, name, inv)) {
                 let rule = GateRule::BannedCommand;
                 return Some(Decision::deny(
                     Layer::Denylist,
@@ -182,12 +179,10 @@ impl Denylist {
                 if !p.subcommands.iter().any(|x| x == s) {
                     continue;
                 }
-                let rest = &inv.args[idx + 1..];
-                let hit = p.any
-                    || rest.iter().any(|a| match a {
-                        Some(a) => is_flag(a, &p.flags),
-                        None => true,
-                    });
+                // Options as the analyzer's one reader reads them, after
+                // the subcommand; a word known only at run time may be any.
+                let options = inv.options();
+                let hit = p.any || p.flags.iter().any(|f| options.has_from(idx + 1, f));
                 if hit {
                     let rule = GateRule::BannedSubcommand;
                     return Some(Decision::deny(
@@ -227,7 +222,7 @@ impl Denylist {
         None
     }
 
-    fn user_match(&self, words: &[String], name: &str, args: &[Option<String>]) -> bool {
+    fn user_match(&self, words: &[String], name: &str, inv: &Invocation) -> bool {
         if words[0] != name {
             return false;
         }
@@ -235,10 +230,13 @@ impl Denylist {
         if want.is_empty() {
             return true;
         }
-        let positional: Vec<Option<&str>> = args
+        // The operands as the program reads them: `git -C dir push` is
+        // `push`, whatever the option before it takes.
+        let positional: Vec<Option<&str>> = inv
+            .options()
+            .operands
             .iter()
-            .map(|a| a.as_deref())
-            .filter(|a| !a.is_some_and(|s| s.starts_with('-')))
+            .map(|&i| inv.args[i].as_deref())
             .take(want.len())
             .collect();
         positional.len() == want.len()
@@ -401,6 +399,20 @@ mod tests {
         );
         assert_eq!(deny("git status", &user), None);
         assert_eq!(deny("echo docker", &user), None);
+        // An option's value before the subcommand is not an operand.
+        assert_eq!(
+            deny("git -C ../other push", &user).as_deref(),
+            Some("BG401")
+        );
+        assert_eq!(
+            deny("git -c user.name=x push", &user).as_deref(),
+            Some("BG401")
+        );
+        // Go's flags are single-dash words.
+        assert_eq!(
+            deny("go test -exec ./wrap ./...", &[]).as_deref(),
+            Some("BG402")
+        );
     }
 
     #[test]

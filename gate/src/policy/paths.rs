@@ -170,11 +170,7 @@ impl PathPolicy {
         let mut bases = vec![call.cwd.to_path_buf()];
         for (program, inv) in call.named() {
             if matches!(program, "cd" | "pushd") {
-                match inv
-                    .args
-                    .iter()
-                    .find(|a| !a.as_deref().is_some_and(|s| s.starts_with('-')))
-                {
+                match inv.options().operands.first().map(|&i| &inv.args[i]) {
                     Some(Some(t)) => {
                         if let Some(p) = resolve(call.cwd, t) {
                             bases.push(p);
