@@ -86,6 +86,14 @@ impl Invocation {
         Options {
             given: reading.given,
             operands: reading.operands,
+            values: reading
+                .values
+                .into_iter()
+                .filter_map(|(o, at, attached)| {
+                    let shape = attached.or_else(|| self.shapes.get(at).cloned())?;
+                    Some((o, at, shape))
+                })
+                .collect(),
             open: self
                 .args
                 .iter()
@@ -106,6 +114,10 @@ pub struct Options {
     /// The indexes of its operands (option values excluded; arguments
     /// known only at run time included).
     pub operands: Vec<usize>,
+    /// The values of options that take one, in order: the option's full
+    /// spelling, the index of the argument holding the value, and the
+    /// value's shape (`*` for parts known only at run time).
+    pub values: Vec<(String, usize, String)>,
     /// Arguments known only at run time: each may be any option.
     pub open: Vec<usize>,
 }
@@ -117,6 +129,16 @@ impl Options {
     pub fn has_from(&self, from: usize, option: &str) -> bool {
         self.open.iter().any(|i| *i >= from)
             || self.given.iter().any(|(i, o)| *i >= from && o == option)
+    }
+
+    /// The last value given to any of `options` (full spellings), as a
+    /// shape: the one a program that takes the option once keeps.
+    pub fn last_value(&self, options: &[String]) -> Option<&str> {
+        self.values
+            .iter()
+            .rev()
+            .find(|(o, _, _)| options.contains(o))
+            .map(|(_, _, v)| v.as_str())
     }
 
     /// Whether `option` is given anywhere, or may be.

@@ -374,29 +374,14 @@ impl SelfGuard {
         if !b.when.is_empty() && !b.when.iter().any(|f| options.has(f)) {
             return None;
         }
-        let shapes = &inv.shapes;
-        let mut target: Option<&str> = None;
-        for (i, s) in shapes.iter().enumerate() {
-            for d in &b.dirs {
-                if s == d {
-                    target = shapes.get(i + 1).map(String::as_str);
-                } else if let Some(v) = s.strip_prefix(&format!("{d}=")) {
-                    target = Some(v);
-                } else if d.len() == 2
-                    && s.starts_with(d.as_str())
-                    && !d.starts_with("--")
-                    && s.len() > 2
-                    && d != "-C"
-                {
-                    target = Some(&s[2..]);
-                }
-            }
-        }
+        // The directory it writes into: the value of its directory option
+        // (as the one reader reads values), else its last operand.
+        let mut target = options.last_value(&b.dirs);
         if target.is_none() && b.target.as_deref() == Some("last") {
-            target = shapes
-                .iter()
-                .rev()
-                .find(|s| !s.starts_with('-'))
+            target = options
+                .operands
+                .last()
+                .and_then(|&i| inv.shapes.get(i))
                 .map(String::as_str);
         }
         let target = target.unwrap_or(".");
