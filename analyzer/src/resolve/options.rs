@@ -1,8 +1,9 @@
-//! GNU-style option parsing for wrappers, driven by their catalog entries:
-//! finds where the wrapped program starts, and which options were given.
+//! Reading a wrapper's arguments, with the one reader of arguments over
+//! a table made from its catalog entry: where the wrapped program starts,
+//! which options were given and with what values.
 
 use crate::args::Arg;
-use crate::catalog::Entry;
+use crate::catalog::{Entry, OptionSyntax, OptionTable};
 
 #[derive(Debug, Default)]
 pub struct Parsed {
@@ -36,17 +37,34 @@ pub enum Mode {
     Permute,
 }
 
-/// Parses `args` (after the wrapper's own name). An `Err` names what could
-/// not be understood: an unknown option, or an option or operand whose
-/// value is not known statically.
+/// Parses `args` (after the wrapper's own name) with the one reader of
+/// arguments ([`crate::option_table`]), over a table made from the entry's
+/// option lists: POSIX style (options end at the first operand, as the
+/// wrappers' `getopt("+...")` reads them) to find where the wrapped
+/// program starts, GNU style (options anywhere) for `Permute`. An `Err`
+/// names what could not be understood: an unknown option, or an option or
+/// operand whose value is not known statically.
 pub fn parse(entry: &Entry, args: &[Arg], mode: Mode) -> Result<Parsed, String> {
+    let table = table_of(entry, mode);
+    let reading = crate::option_table::read(&table, args, false);
+    if let Some((_, option)) = reading.unreviewed.first() {
+        return Err(format!("unknown option `{option}`"));
+    }
     let mut p = Parsed::default();
+    for (option, at, attached) in &reading.values {
+        let value = match attached {
+            Some(v) => Arg::new(crate::word::Value::Static(v.clone()), args[*at].span, None),
+            None => args
+                .get(*at)
+                .cloned()
+                .ok_or_else(|| format!("`{option}` needs a value"))?,
+        };
+        record_value(entry, &mut p, option, value);
+    }
+    p.seen = reading.given.into_iter().map(|(_, o)| o).collect();
     let mut operands_left = entry.operands;
-    let mut options_done = false;
-    let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
-        let Some(s) = arg.text() else {
+    for &i in &reading.operands {
+        let Some(s) = args[i].text() else {
             // A word known only at run time could be an option or an
             // operand; as the program name it is simply dynamic.
             if operands_left > 0 || mode == Mode::Permute {
@@ -55,84 +73,16 @@ pub fn parse(entry: &Entry, args: &[Arg], mode: Mode) -> Result<Parsed, String> 
             p.command = Some(i);
             return Ok(p);
         };
-        if !options_done && s == "--" {
-            options_done = true;
-            i += 1;
-            continue;
-        }
-        if !options_done && s.starts_with("--") && s.len() > 2 {
-            let (name, inline) = match s.split_once('=') {
-                Some((n, v)) => (n, Some(v)),
-                None => (s, None),
-            };
-            let full = match_long(entry, name).ok_or_else(|| format!("unknown option `{name}`"))?;
-            let takes_value =
-                entry.options_with_value.contains(&full) || entry.script_options.contains(&full);
-            if takes_value {
-                let value = match inline {
-                    Some(v) => Arg::new(crate::word::Value::Static(v.to_string()), arg.span, None),
-                    None => {
-                        i += 1;
-                        args.get(i)
-                            .cloned()
-                            .ok_or_else(|| format!("`{full}` needs a value"))?
-                    }
-                };
-                record_value(entry, &mut p, &full, value);
-            }
-            p.seen.push(full);
-            i += 1;
-            continue;
-        }
-        if !options_done && s.starts_with('-') && s.len() > 1 {
-            if entry.numeric_options && s[1..].chars().all(|c| c.is_ascii_digit()) {
-                p.seen.push("-N".into());
-                i += 1;
-                continue;
-            }
-            let body = &s[1..];
-            for (j, c) in body.char_indices() {
-                let key = format!("-{c}");
-                let takes_value =
-                    entry.options_with_value.contains(&key) || entry.script_options.contains(&key);
-                if takes_value {
-                    let rest = &body[j + c.len_utf8()..];
-                    let value = if rest.is_empty() {
-                        i += 1;
-                        args.get(i)
-                            .cloned()
-                            .ok_or_else(|| format!("`{key}` needs a value"))?
-                    } else {
-                        Arg::new(crate::word::Value::Static(rest.to_string()), arg.span, None)
-                    };
-                    record_value(entry, &mut p, &key, value);
-                    p.seen.push(key);
-                    break;
-                }
-                if known_flag(entry, &key) {
-                    p.seen.push(key);
-                    continue;
-                }
-                return Err(format!("unknown option `{key}`"));
-            }
-            i += 1;
-            continue;
-        }
-        if entry.assignments && p.command.is_none() && s.find('=').is_some_and(|i| i > 0) {
+        if entry.assignments && s.find('=').is_some_and(|k| k > 0) {
             let (name, _) = s.split_once('=').unwrap_or((s, ""));
-            p.assignments.push((name.to_string(), arg.clone()));
-            i += 1;
+            p.assignments.push((name.to_string(), args[i].clone()));
             continue;
         }
         match mode {
-            Mode::Permute => {
-                p.operands.push(i);
-                i += 1;
-            }
+            Mode::Permute => p.operands.push(i),
             Mode::Command if operands_left > 0 => {
                 operands_left -= 1;
                 p.operands.push(i);
-                i += 1;
             }
             Mode::Command => {
                 p.command = Some(i);
@@ -143,41 +93,58 @@ pub fn parse(entry: &Entry, args: &[Arg], mode: Mode) -> Result<Parsed, String> 
     Ok(p)
 }
 
+/// The option table of a wrapper, from its entry's lists: which options
+/// are flags, which take a value (a script option's value is a script).
+fn table_of(entry: &Entry, mode: Mode) -> OptionTable {
+    let mut t = OptionTable {
+        reviewed: String::new(),
+        syntax: match mode {
+            Mode::Command => OptionSyntax::Posix,
+            Mode::Permute => OptionSyntax::Gnu,
+        },
+        why: None,
+        short: String::new(),
+        short_value: String::new(),
+        short_optional: String::new(),
+        long: Vec::new(),
+        long_value: Vec::new(),
+        long_optional: Vec::new(),
+        numeric: entry.numeric_options,
+        plus: false,
+        help: None,
+    };
+    let flags = entry
+        .flags
+        .iter()
+        .chain(&entry.no_command_options)
+        .chain(&entry.shell_options);
+    let valued = entry.options_with_value.iter().chain(&entry.script_options);
+    for (options, value) in [(flags.collect::<Vec<_>>(), false), (valued.collect(), true)] {
+        for o in options {
+            if let Some(long) = o.strip_prefix("--") {
+                if value {
+                    &mut t.long_value
+                } else {
+                    &mut t.long
+                }
+                .push(long.to_string());
+            } else if let Some(letter) = o.strip_prefix('-').filter(|l| l.chars().count() == 1) {
+                if value {
+                    &mut t.short_value
+                } else {
+                    &mut t.short
+                }
+                .push_str(letter);
+            }
+        }
+    }
+    t
+}
+
 fn record_value(entry: &Entry, p: &mut Parsed, key: &str, value: Arg) {
     if entry.script_options.iter().any(|o| o == key) {
         p.scripts.push(value);
     } else {
         p.values.push((key.to_string(), value));
     }
-}
-
-fn known_flag(entry: &Entry, key: &str) -> bool {
-    entry.flags.iter().any(|f| f == key)
-        || entry.no_command_options.iter().any(|f| f == key)
-        || entry.shell_options.iter().any(|f| f == key)
-}
-
-/// Exact long option, or the one option it unambiguously abbreviates.
-fn match_long(entry: &Entry, name: &str) -> Option<String> {
-    let all = entry
-        .flags
-        .iter()
-        .chain(&entry.options_with_value)
-        .chain(&entry.script_options)
-        .chain(&entry.no_command_options)
-        .chain(&entry.shell_options)
-        .filter(|o| o.starts_with("--"));
-    let mut found: Option<&String> = None;
-    for o in all {
-        if o == name {
-            return Some(o.clone());
-        }
-        if o.starts_with(name) {
-            if found.is_some_and(|f| f != o) {
-                return None;
-            }
-            found = Some(o);
-        }
-    }
-    found.cloned()
 }

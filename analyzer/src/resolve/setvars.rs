@@ -33,13 +33,14 @@ pub(super) struct Sets<'a> {
     pub notes: Vec<(&'a Arg, &'static str)>,
 }
 
-/// Options that take a value, per builtin that reads names after options.
-fn value_options(canon: &str) -> &'static str {
-    match canon {
-        "read" => "adinNptu",
-        "mapfile" | "readarray" => "dnOsuCc",
-        _ => "",
-    }
+/// The option letters that take a value, from the builtin's reviewed
+/// option table (the one definition of its options).
+fn value_options(canon: &str) -> String {
+    crate::catalog::Catalog::builtin()
+        .lookup(canon)
+        .and_then(|(_, e)| e.options.as_ref())
+        .map(|t| t.short_value.clone())
+        .unwrap_or_default()
 }
 
 pub(super) fn sets<'a>(canon: &str, rest: &'a [Arg]) -> Sets<'a> {

@@ -96,20 +96,23 @@ impl<'c> Resolver<'c> {
                     verdict = verdict.max(self.check_args(canon, entry, &rest[..end], frame));
                 } else {
                     // What it writes itself: `time -o FILE`, `script FILE`.
-                    let own = &rest[..end];
-                    let mut written = crate::effects::option_values(&entry.output_options, own);
+                    let mut written: Vec<&Arg> = parsed
+                        .values
+                        .iter()
+                        .filter(|(option, _)| entry.output_options.contains(option))
+                        .map(|(_, value)| value)
+                        .collect();
                     if entry.writes.is_some() {
                         written.extend(
                             parsed
                                 .operands
                                 .iter()
                                 .filter(|&&i| i < end)
-                                .map(|&i| (i, rest[i].shape.clone())),
+                                .map(|&i| &rest[i]),
                         );
                     }
-                    for (i, path) in written {
-                        verdict =
-                            verdict.max(self.judge_write(canon, &path, &rest[i], false, frame));
+                    for a in written {
+                        verdict = verdict.max(self.judge_write(canon, &a.shape, a, false, frame));
                     }
                 }
                 for (name, a) in &parsed.assignments {
