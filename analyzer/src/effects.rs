@@ -268,30 +268,24 @@ pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {
 /// value of `-b 1` is no operand); without a table, every argument that
 /// does not start with `-`.
 pub(crate) fn operands<'a>(entry: &Entry, args: &'a [Arg]) -> Vec<(usize, &'a Arg)> {
-    match &entry.options {
-        Some(table) => crate::option_table::read(table, args, entry.bundled_options)
-            .operands
-            .into_iter()
-            .map(|i| (i, &args[i]))
-            .collect(),
-        None => args
-            .iter()
-            .enumerate()
-            .filter(|(_, a)| !a.shape.starts_with('-'))
-            .collect(),
-    }
+    let reading = match &entry.options {
+        Some(table) => crate::option_table::read(table, args, entry.bundled_options),
+        None => {
+            let texts: Vec<Option<&str>> = args.iter().map(Arg::text).collect();
+            crate::option_table::read_gnu(Some(entry), &texts)
+        }
+    };
+    reading
+        .operands
+        .into_iter()
+        .map(|i| (i, &args[i]))
+        .collect()
 }
 
-/// Whether ln is given `-s` (`--symbolic`) in any spelling: its targets
-/// are then read from the link's directory.
-pub(crate) fn makes_symlinks(args: &[Arg]) -> bool {
-    args.iter()
-        .filter_map(Arg::text)
-        .take_while(|t| *t != "--")
-        .any(|t| match t.strip_prefix("--") {
-            Some(long) => long.len() >= 2 && "symbolic".starts_with(long),
-            None => t.starts_with('-') && t[1..].contains('s'),
-        })
+/// Whether ln is given `-s` (`--symbolic`), as its table reads it: its
+/// targets are then read from the link's directory.
+pub(crate) fn makes_symlinks(entry: &Entry, args: &[Arg]) -> bool {
+    crate::option_table::has_any_option(entry, args, &["-s".into(), "--symbolic".into()])
 }
 
 /// The values of a program's output options, with the index of the

@@ -265,27 +265,11 @@ pub(crate) fn has_any_option(entry: &Entry, args: &[Arg], options: &[String]) ->
             .iter()
             .any(|(_, o)| options.contains(o));
     }
-    for a in args {
-        let Some(t) = a.text() else { continue };
-        if t == "--" {
-            break;
-        }
-        if let Some(long) = t.strip_prefix("--") {
-            let name = long.split('=').next().unwrap_or(long);
-            if options.iter().any(|o| o.strip_prefix("--") == Some(name)) {
-                return true;
-            }
-        } else if let Some(cluster) = t.strip_prefix('-') {
-            if cluster.chars().any(|c| {
-                options
-                    .iter()
-                    .any(|o| o.len() == 2 && o.ends_with(c) && o.starts_with('-'))
-            }) {
-                return true;
-            }
-        }
-    }
-    false
+    let texts: Vec<Option<&str>> = args.iter().map(Arg::text).collect();
+    read_gnu(Some(entry), &texts)
+        .given
+        .iter()
+        .any(|(_, o)| options.contains(o))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

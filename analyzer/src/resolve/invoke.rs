@@ -564,7 +564,7 @@ impl<'c> Resolver<'c> {
                     &operands[..operands.len().saturating_sub(1)],
                 ),
             };
-            let symbolic = crate::effects::makes_symlinks(rest);
+            let symbolic = crate::effects::makes_symlinks(entry, rest);
             for (_, target) in targets {
                 let path = match (&link, symbolic) {
                     (Some(l), true) => crate::places::link_target(l, &target.shape),
