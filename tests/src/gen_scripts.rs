@@ -138,6 +138,10 @@ const AWK_PATTERNS: &[&str] = &[
     "x = 1 / 2 / ",
     "$0 / 1 ",
     "!/b/ ",
+    "/[/]/ ",
+    "/[]/]/ ",
+    "/[[:alpha:]/]/ ",
+    "/a[/]b/ ",
 ];
 
 const AWK_STATEMENTS: &[&str] = &[
@@ -168,6 +172,8 @@ const AWK_STATEMENTS: &[&str] = &[
     "if (n > 1) print",
     "x = /a/",
     "x = $1 ~ /b/",
+    "x = /[/]/",
+    "x = \"[/]\" /",
 ];
 
 const AWK_JOINERS: &[&str] = &["; ", "\n", " ", "", "/", "} {", "# / \n"];

@@ -131,13 +131,16 @@ fn script_oracle() {
         report.chars().take(20_000).collect::<String>()
     );
     // Both kinds must be there for the run to mean anything: scripts the
-    // analyzer proves, and scripts that really start a program.
+    // analyzer proves (about one in three), and scripts that really start
+    // a program (about one in twenty-five: most random pieces make no
+    // valid script, and a valid one runs its command only when the input
+    // line reaches it).
     assert!(
         safe * 10 >= count,
         "too few safe verdicts: {safe} of {count}"
     );
     assert!(
-        ran * 20 >= count,
+        ran * 40 >= count,
         "too few scripts ran a program: {ran} of {count}"
     );
 }

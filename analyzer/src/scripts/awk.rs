@@ -222,13 +222,23 @@ fn follow(b: &[char], st: State, writes: &mut Vec<String>, todo: &mut Vec<State>
                     });
                 }
                 p += 1;
-                let mut in_bracket = false;
+                // Where a regex ends differs: gawk reads a `/` inside a
+                // bracket expression (`[/]`, `[[:alpha:]/]`, `[]/]`) as
+                // part of it, the one true awk ends the regex at any `/`.
+                // Once a regex has a `[`, every `/` in it is followed both
+                // as its end and as part of it.
+                let mut bracketed = false;
                 while p < n {
                     match b[p] {
                         '\\' => p += 1,
-                        '[' => in_bracket = true,
-                        ']' => in_bracket = false,
-                        '/' if !in_bracket => break,
+                        '[' => bracketed = true,
+                        '/' if !bracketed => break,
+                        '/' => todo.push(State {
+                            p: p + 1,
+                            after_operand: true,
+                            in_print,
+                            depth,
+                        }),
                         '\n' => return Lexing::Impossible,
                         _ => {}
                     }
@@ -326,6 +336,8 @@ mod tests {
             "{ x = a / 2; y = b / 3 }",
             "{ print $1/2, $2/4 }",
             "$1 ~ /a|b/ && n++ > 2 { print }",
+            "/[/]x/ { print }",
+            "$0 ~ /^[a-z\\/]+$/ { n++ }",
         ] {
             assert_eq!(scan(s, &mut Vec::new()), None, "{s}");
         }
@@ -346,6 +358,11 @@ mod tests {
             "{ x = a \\\n / 2; system(\"id\") /\n}",
             "{ x = (a) / 2; system(\"id\") / 1 }",
             "/\"/ { system(\"id\") }",
+            // Bracket expressions holding a slash end differently in
+            // different awks; every reading is checked.
+            "/[]/]/ { system(\"id\") } /x/",
+            "/[[:alpha:]/]/ { system(\"id\") } /x/",
+            "/[/]/ { system(\"id\") } /x/",
         ] {
             assert!(scan(s, &mut Vec::new()).is_some(), "{s}");
         }
