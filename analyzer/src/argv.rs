@@ -77,11 +77,9 @@ impl Invocation {
             .as_deref()
             .and_then(|p| Catalog::builtin().lookup(p.rsplit('/').next().unwrap_or(p)))
             .map(|(_, e)| e);
-        let reading = match entry.and_then(|e| e.options.as_ref().map(|t| (e, t))) {
-            Some((e, t)) if t.syntax != crate::catalog::OptionSyntax::Operands => {
-                crate::option_table::read_texts(t, &texts, e.bundled_options)
-            }
-            _ => crate::option_table::read_gnu(entry, &texts),
+        let reading = match entry {
+            Some(e) => crate::option_table::reading(e, &texts),
+            None => crate::option_table::read_gnu(None, &texts),
         };
         Options {
             given: reading.given,

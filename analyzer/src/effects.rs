@@ -285,7 +285,7 @@ pub(crate) fn operands<'a>(entry: &Entry, args: &'a [Arg]) -> Vec<(usize, &'a Ar
 /// Whether ln is given `-s` (`--symbolic`), as its table reads it: its
 /// targets are then read from the link's directory.
 pub(crate) fn makes_symlinks(entry: &Entry, args: &[Arg]) -> bool {
-    crate::option_table::has_any_option(entry, args, &["-s".into(), "--symbolic".into()])
+    crate::option_table::has_any_option(entry, args, &["-s", "--symbolic"])
 }
 
 /// The values of a program's output options, with the index of the

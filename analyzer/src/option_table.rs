@@ -253,23 +253,28 @@ pub fn read_gnu(entry: Option<&Entry>, args: &[Option<&str>]) -> Reading {
 /// Whether a static argument before `--` is one of `options`: a long
 /// option by name (`--numeric`, `--numeric=x`), a short one alone or in a
 /// cluster (`-n`, `-tlnp`). Run-time arguments never count.
-pub(crate) fn has_any_option(entry: &Entry, args: &[Arg], options: &[String]) -> bool {
-    if options.is_empty() {
-        return false;
+pub(crate) fn has_any_option<S: AsRef<str>>(entry: &Entry, args: &[Arg], options: &[S]) -> bool {
+    let texts: Vec<Option<&str>> = args.iter().map(Arg::text).collect();
+    gives(entry, &texts, options)
+}
+
+/// A program's arguments as the one reader reads them: with its option
+/// table when it has one (`lsof -cnode` is `-c node`, not `-n`; `--num` is
+/// `--numeric`), else the GNU way with the values its entry lists.
+pub(crate) fn reading(entry: &Entry, texts: &[Option<&str>]) -> Reading {
+    match &entry.options {
+        Some(table) => read_texts(table, texts, entry.bundled_options),
+        None => read_gnu(Some(entry), texts),
     }
-    // With an option table, as the program reads them: `lsof -cnode` is
-    // `-c node`, not `-n`; `--num` is `--numeric`.
-    if let Some(table) = &entry.options {
-        return read(table, args, entry.bundled_options)
+}
+
+/// Whether any of `options` (full spellings) is given among `texts`.
+pub(crate) fn gives<S: AsRef<str>>(entry: &Entry, texts: &[Option<&str>], options: &[S]) -> bool {
+    !options.is_empty()
+        && reading(entry, texts)
             .given
             .iter()
-            .any(|(_, o)| options.contains(o));
-    }
-    let texts: Vec<Option<&str>> = args.iter().map(Arg::text).collect();
-    read_gnu(Some(entry), &texts)
-        .given
-        .iter()
-        .any(|(_, o)| options.contains(o))
+            .any(|(_, o)| options.iter().any(|w| w.as_ref() == o))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

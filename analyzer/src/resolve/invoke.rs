@@ -335,10 +335,7 @@ impl<'c> Resolver<'c> {
             ),
             Class::Interpreter => {
                 // Its first operand is usually the program it runs.
-                if let Some(a) = rest
-                    .iter()
-                    .find(|a| !a.text().is_some_and(|t| t.starts_with('-')))
-                {
+                if let Some((_, a)) = crate::effects::operands(entry, rest).first() {
                     self.note_code_file(a, frame);
                 }
                 self.add(
@@ -397,15 +394,18 @@ impl<'c> Resolver<'c> {
         self.track_shell_state(canon, rest, frame);
     }
 
+    /// Whether a builtin is given any of `options`, as the one reader
+    /// reads its arguments with the builtin's reviewed table.
+    pub(super) fn builtin_gives(&self, canon: &str, rest: &[Arg], options: &[&str]) -> bool {
+        self.catalog
+            .lookup(canon)
+            .is_some_and(|(_, e)| has_any_option(e, rest, options))
+    }
+
     /// `unset`, `set` and `shopt`: what they change in the shell itself.
     fn track_shell_state(&mut self, canon: &str, rest: &[Arg], frame: &Frame) {
         match canon {
-            "unset"
-                if !rest.iter().any(|a| {
-                    a.text()
-                        .is_some_and(|t| t.starts_with('-') && t.contains('f'))
-                }) =>
-            {
+            "unset" if !self.builtin_gives(canon, rest, &["-f"]) => {
                 for a in rest {
                     if let Some(name) = a.text().filter(|t| self.catalog.is_dangerous_variable(t)) {
                         self.add(
@@ -455,11 +455,13 @@ impl<'c> Resolver<'c> {
                     }
                 }
             }
-            "cd" | "pushd" | "popd" => match cd_target(canon, rest) {
-                CdTarget::Stays => {}
-                CdTarget::To(dir) => self.changes_directory(Some(&dir), Span::default(), frame),
-                CdTarget::Unknown(span) => self.changes_directory(None, span, frame),
-            },
+            "cd" | "pushd" | "popd" => {
+                match cd_target(canon, rest, self.catalog.lookup(canon).map(|(_, e)| e)) {
+                    CdTarget::Stays => {}
+                    CdTarget::To(dir) => self.changes_directory(Some(&dir), Span::default(), frame),
+                    CdTarget::Unknown(span) => self.changes_directory(None, span, frame),
+                }
+            }
             "let" => {
                 for a in rest {
                     if let Some(t) = a.text() {
@@ -477,10 +479,7 @@ impl<'c> Resolver<'c> {
                 }
             }
             "declare" | "typeset" | "local" | "export" | "readonly" => {
-                let integer = rest
-                    .iter()
-                    .filter_map(Arg::text)
-                    .any(|t| t.starts_with('-') && !t.starts_with("--") && t.contains('i'));
+                let integer = self.builtin_gives(canon, rest, &["-i"]);
                 if integer && self.integer_attribute.is_none() {
                     self.integer_attribute = Some((frame.map.map(rest[0].span), frame.via.clone()));
                 }
@@ -937,18 +936,15 @@ enum CdTarget {
     Unknown(crate::span::Span),
 }
 
-fn cd_target(canon: &str, rest: &[Arg]) -> CdTarget {
+fn cd_target(canon: &str, rest: &[Arg], entry: Option<&Entry>) -> CdTarget {
     let here = rest.first().map(|a| a.span).unwrap_or_default();
-    if canon == "popd" {
+    let Some(entry) = entry.filter(|_| canon != "popd") else {
         return CdTarget::Unknown(here);
-    }
-    // cd's and pushd's options are -L, -P, -e, -@ and -n.
-    let mut operands = rest.iter().skip_while(|a| {
-        a.text().is_some_and(|t| {
-            t.len() > 1 && t.starts_with('-') && t[1..].chars().all(|c| "LPe@n".contains(c))
-        })
-    });
-    let operand = operands.find(|a| a.text() != Some("--"));
+    };
+    // Its first operand, as the one reader reads cd's and pushd's options.
+    let operand = crate::effects::operands(entry, rest)
+        .first()
+        .map(|(_, a)| *a);
     match operand {
         None if canon == "pushd" => CdTarget::Unknown(here),
         None => CdTarget::To("~".into()),
@@ -969,18 +965,14 @@ fn merges_tree_here(entry: &Entry, args: &[Arg]) -> Option<(crate::span::Span, S
     if entry.writes != Some(crate::catalog::Writes::Last) || !entry.recursive_copy {
         return None;
     }
-    let recursive = has_any_option(entry, args, &RECURSIVE.map(String::from))
-        || args.iter().filter_map(Arg::text).any(|t| {
-            t.starts_with('-') && !t.starts_with("--") && t[1..].contains(['r', 'R', 'a'])
-        });
-    if !recursive {
+    if !has_any_option(entry, args, &RECURSIVE) {
         return None;
     }
-    let no_target = args.iter().filter_map(Arg::text).any(|t| {
-        t == "--no-target-directory"
-            || (t.starts_with('-') && !t.starts_with("--") && t.contains('T'))
-    });
-    let operands: Vec<&Arg> = args.iter().filter(|a| !a.shape.starts_with('-')).collect();
+    let no_target = has_any_option(entry, args, &["--no-target-directory", "-T"]);
+    let operands: Vec<&Arg> = crate::effects::operands(entry, args)
+        .into_iter()
+        .map(|(_, a)| a)
+        .collect();
     let (dest, sources) = operands.split_last()?;
     let here = |s: &str| matches!(s.trim_end_matches('/'), "" | "." | "~" | "*" | "./.");
     if !here(&dest.shape) && !dest.shape.trim_end_matches('/').ends_with("/.") {
@@ -1013,11 +1005,7 @@ fn brings_tree_in(
         return None;
     }
     let moves = entry.removes == Some(crate::catalog::Removes::AllButLast);
-    let recursive = entry.recursive_copy
-        && (has_any_option(entry, args, &RECURSIVE.map(String::from))
-            || args.iter().filter_map(Arg::text).any(|t| {
-                t.starts_with('-') && !t.starts_with("--") && t[1..].contains(['r', 'R', 'a'])
-            }));
+    let recursive = entry.recursive_copy && has_any_option(entry, args, &RECURSIVE);
     if !moves && !recursive {
         return None;
     }
@@ -1046,7 +1034,7 @@ fn brings_tree_in(
     ))
 }
 
-const RECURSIVE: [&str; 3] = ["--recursive", "--archive", "-R"];
+const RECURSIVE: [&str; 5] = ["--recursive", "--archive", "-R", "-r", "-a"];
 
 /// The subcommand and its class, when the entry lists subcommands and the
 /// first operand is one of them.

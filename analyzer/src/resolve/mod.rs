@@ -621,6 +621,20 @@ impl<'c> Resolver<'c> {
         }
     }
 
+    /// Whether a declaration builtin (`declare`, `local`...) is given
+    /// `option`, as the one reader reads its words with its table.
+    fn declaration_gives(&self, s: &Simple, option: &str) -> bool {
+        let Some(name) = s.words.first().and_then(|w| w.static_value()) else {
+            return false;
+        };
+        let Some((_, entry)) = self.catalog.lookup(&name) else {
+            return false;
+        };
+        let values: Vec<Option<String>> = s.words[1..].iter().map(|w| w.static_value()).collect();
+        let texts: Vec<Option<&str>> = values.iter().map(Option::as_deref).collect();
+        crate::option_table::gives(entry, &texts, &[option])
+    }
+
     /// Why a name or text evaluated arithmetically is not proven inert:
     /// arithmetic evaluates subscripts, and a subscript runs `$( )`. Proven
     /// are names the command assigns only plain text written in it (a
@@ -735,10 +749,7 @@ impl<'c> Resolver<'c> {
         let nameref = matches!(
             s.words.first().and_then(|w| w.static_value()).as_deref(),
             Some("declare" | "typeset" | "local")
-        ) && s.words[1..].iter().any(|w| {
-            w.static_value()
-                .is_some_and(|t| t.starts_with('-') && !t.starts_with("--") && t.contains('n'))
-        });
+        ) && self.declaration_gives(s, "-n");
         if nameref {
             // Assigning the reference assigns whatever it names.
             self.assigned.unknown = true;
@@ -863,11 +874,7 @@ impl<'c> Resolver<'c> {
             Some("export" | "declare" | "typeset" | "local" | "readonly")
         );
         if declaration {
-            let exports = first.as_deref() == Some("export")
-                || s.words[1..].iter().any(|w| {
-                    w.static_value()
-                        .is_some_and(|t| t.starts_with('-') && t.contains('x'))
-                });
+            let exports = first.as_deref() == Some("export") || self.declaration_gives(s, "-x");
             if exports {
                 for a in &s.assignments {
                     self.exported

@@ -26,7 +26,7 @@ pub fn check(reading: &Reading, args: &[Arg]) -> Checked {
         out.push(from_file(g.arg, "-f"));
     }
     for g in values_of(reading, args, LIBRARIES) {
-        out.push(from_file(g.arg, "-i"));
+        out.push(from_file(g.arg, "-i` or `-l"));
     }
     // mawk: `-W exec FILE` (any prefix of exec) reads the program from FILE.
     let mawk_exec = values_of(reading, args, &["-W"])
