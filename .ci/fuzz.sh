@@ -19,6 +19,9 @@ fi
 cargo +nightly run -q --release --bin seed-corpora
 cargo +nightly fuzz build -O
 
+# The logs go beside the fuzz builds' own files; with CARGO_TARGET_DIR set
+# elsewhere, fuzz/target does not exist yet.
+mkdir -p target
 for target in analyze generated catalog; do
   echo "-- fuzz $target for ${seconds}s"
   log="target/ci-fuzz-$target.log"
