@@ -31,10 +31,10 @@ pub struct Reading {
 impl Reading {
     /// The values given to any of `options` (full spellings: `-f`,
     /// `--file`), with the index of the argument holding each.
-    pub fn values_of(&self, options: &[String], args: &[Arg]) -> Vec<(usize, String)> {
+    pub fn values_of<S: AsRef<str>>(&self, options: &[S], args: &[Arg]) -> Vec<(usize, String)> {
         self.values
             .iter()
-            .filter(|(o, _, _)| options.contains(o))
+            .filter(|(o, _, _)| options.iter().any(|w| w.as_ref() == o))
             .filter_map(|(_, at, text)| match text {
                 Some(t) => Some((*at, t.clone())),
                 None => args.get(*at).map(|a| (*at, a.shape.clone())),

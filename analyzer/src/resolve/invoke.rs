@@ -373,23 +373,21 @@ impl<'c> Resolver<'c> {
             "read" => Some("REPLY"),
             "mapfile" | "readarray" => Some("MAPFILE"),
             "getopts" => Some("OPTARG"),
-            "printf" | "wait" => None,
-            _ => return self.track_shell_state(canon, rest, frame),
+            _ => None,
         };
-        let sets = super::setvars::sets(canon, rest);
-        let mut named = sets
-            .targets
-            .iter()
-            .filter(|t| t.assigns)
-            .filter_map(|t| Some((t.name.clone()?, t.arg.span)))
-            .collect::<Vec<_>>();
-        if let Some(name) = implicit {
+        if implicit.is_some() || matches!(canon, "printf" | "wait") {
+            let sets = super::setvars::sets(canon, rest);
+            let named = sets
+                .targets
+                .iter()
+                .filter(|t| t.assigns)
+                .filter_map(|t| Some((t.name.clone()?, t.arg.span)));
             let at = rest.first().map_or(Span::new(0, 0), |a| a.span);
-            named.push((name.to_string(), at));
-        }
-        for (name, span) in named {
-            let name = name.split('[').next().unwrap_or_default().to_string();
-            self.runtime_vars.entry(name).or_insert(frame.map.map(span));
+            let implicit = implicit.map(|name| (name.to_string(), at));
+            for (name, span) in named.chain(implicit) {
+                let name = name.split('[').next().unwrap_or_default().to_string();
+                self.runtime_vars.entry(name).or_insert(frame.map.map(span));
+            }
         }
         self.track_shell_state(canon, rest, frame);
     }

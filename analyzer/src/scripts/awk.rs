@@ -31,7 +31,7 @@ pub fn check(reading: &Reading, args: &[Arg]) -> Checked {
     // mawk: `-W exec FILE` (any prefix of exec) reads the program from FILE.
     let mawk_exec = values_of(reading, args, &["-W"])
         .into_iter()
-        .filter(|g| g.text.as_deref().is_none_or(|t| t.starts_with('e')))
+        .filter(|g| !g.arg.is_static() || g.text.starts_with('e'))
         .collect::<Vec<_>>();
     for g in &mawk_exec {
         out.push(from_file(g.arg, "-W exec"));
@@ -46,19 +46,20 @@ pub fn check(reading: &Reading, args: &[Arg]) -> Checked {
             let arg = &args[first];
             programs.push(Given {
                 arg,
-                text: arg.text().map(str::to_string),
+                text: arg.shape.clone(),
             });
         }
     }
     for g in programs {
-        let Some(text) = g.text.filter(|_| g.arg.is_static()) else {
+        if !g.arg.is_static() {
             out.push(ScriptFinding {
                 rule: Rule::OpaqueArgument,
                 span: g.arg.span,
                 message: "the awk program is only known at run time".into(),
             });
             continue;
-        };
+        }
+        let text = g.text;
         let mut found = Vec::new();
         match scan(&text, &mut found) {
             Some(why) => out.push(ScriptFinding {

@@ -54,25 +54,20 @@ pub fn check(lang: ScriptLang, table: Option<&OptionTable>, args: &[Arg]) -> Che
 }
 
 /// A script given as an option's value: the argument holding it, and its
-/// text when known.
+/// text there (its shape: whole only when the argument is static).
 struct Given<'a> {
     arg: &'a Arg,
-    text: Option<String>,
+    text: String,
 }
 
 /// The values the reading found for `options`, with their arguments.
 fn values_of<'a>(reading: &Reading, args: &'a [Arg], options: &[&str]) -> Vec<Given<'a>> {
     reading
-        .values
-        .iter()
-        .filter(|(o, _, _)| options.contains(&o.as_str()))
-        .filter_map(|(_, at, attached)| {
-            let arg = args.get(*at)?;
-            let text = match attached {
-                Some(t) => Some(t.clone()),
-                None => arg.text().map(str::to_string),
-            };
-            Some(Given { arg, text })
+        .values_of(options, args)
+        .into_iter()
+        .map(|(at, text)| Given {
+            arg: &args[at],
+            text,
         })
         .collect()
 }

@@ -25,7 +25,7 @@ pub fn check(reading: &Reading, args: &[Arg]) -> Checked {
             let arg = &args[first];
             scripts.push(Given {
                 arg,
-                text: arg.text().map(str::to_string),
+                text: arg.shape.clone(),
             });
         }
     }
@@ -37,13 +37,14 @@ pub fn check(reading: &Reading, args: &[Arg]) -> Checked {
     }
     let mut known: Vec<(&Arg, String)> = Vec::new();
     for g in scripts {
-        match g.text {
-            Some(t) if g.arg.is_static() => known.push((g.arg, t)),
-            _ => out.push(ScriptFinding {
+        if g.arg.is_static() {
+            known.push((g.arg, g.text));
+        } else {
+            out.push(ScriptFinding {
                 rule: Rule::OpaqueArgument,
                 span: g.arg.span,
                 message: "the sed script is only known at run time".into(),
-            }),
+            });
         }
     }
     // GNU sed joins its `-e` scripts with newlines before reading them (so
