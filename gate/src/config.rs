@@ -267,6 +267,10 @@ pub struct ConfineConfig {
     pub profile: String,
     /// Paths kept read-only besides the built-in protected set.
     pub protect: Vec<PathBuf>,
+    /// Places a fenced command may write besides the working tree (caches
+    /// the person's offline tools need). Only the person's own files set
+    /// it: a repository's cannot widen the fence.
+    pub writable: Vec<PathBuf>,
 }
 
 impl Default for ConfineConfig {
@@ -275,6 +279,7 @@ impl Default for ConfineConfig {
             when: ConfineWhen::default(),
             profile: "default".into(),
             protect: Vec::new(),
+            writable: Vec::new(),
         }
     }
 }
@@ -710,6 +715,7 @@ fn user_config_dir() -> Option<PathBuf> {
 pub fn load(source: &Source) -> Result<Config, ConfigError> {
     let mut merged = toml::Table::new();
     let mut always_on = Config::default().always;
+    let mut writable = Vec::new();
     let mut only = None;
     for (kind, path) in &source.layers {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
@@ -720,6 +726,7 @@ pub fn load(source: &Source) -> Result<Config, ConfigError> {
         let layer = parse(&text, path)?;
         if !matches!(kind, LayerKind::Project | LayerKind::Local) {
             always_on = layer.always.clone();
+            writable = layer.confine.writable.clone();
         }
         // One file, the usual case, is its own merge: the hook then parses
         // it once instead of three times.
@@ -747,6 +754,8 @@ pub fn load(source: &Source) -> Result<Config, ConfigError> {
     config.always.reverse_shells |= always_on.reverse_shells;
     config.always.remote_code |= always_on.remote_code;
     config.always.self_protection |= always_on.self_protection;
+    // Nor widen where a fenced command may write.
+    config.confine.writable = writable;
     Ok(config)
 }
 

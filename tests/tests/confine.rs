@@ -673,7 +673,7 @@ fn everyday_builds_and_tests_pass_fenced() {
         .unwrap();
         let out = w
             .command(true, "cd crate && cargo test --offline -q 2>&1")
-            .env("CARGO_TARGET_DIR", w.root.join("target"))
+            .env("CARGO_TARGET_DIR", w.proj.join("target"))
             .output()
             .unwrap();
         assert!(

@@ -47,11 +47,21 @@ pub fn run(
         state_dir: &state_dir,
         path_var: path_var.as_deref(),
     };
+    let left_behind = fence::left_behind_file(&state_dir);
+    // What an earlier run left and the person has since removed is done.
+    let still = fence::left_behind(&state_dir);
+    if still.is_empty() {
+        let _ = std::fs::remove_file(&left_behind);
+    }
     let spec = RunSpec {
         command: command.to_string(),
         profile,
         protect: protected::default_protected(&at, &extra),
+        writable: protected::writable(&at, &config.confine.writable),
+        tree: root.clone(),
+        control_names: protected::control_names(),
         cwd_file,
+        left_behind: Some(left_behind),
     };
     let audit = config.audit.enabled.then(|| config.audit_path());
     run_spec(&spec, audit, &cwd)
@@ -105,9 +115,10 @@ fn tell(notice: fence::Notice) {
             to.display()
         ),
         Notice::NotQuarantined { path, error } => eprintln!(
-            "bashgate: the command created {}, which the fence protects, and it could not be moved aside ({error}): remove it before going on",
+            "bashgate: the command created {}, which the fence protects, and it could not be moved aside ({error}): remove it before going on; until then bashgate asks about every command",
             path.display()
         ),
+        Notice::WritesNotConfined(why) => eprintln!("bashgate run: {why}"),
     }
 }
 

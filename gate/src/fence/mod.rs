@@ -4,23 +4,30 @@
 //! person (issue 13).
 //!
 //! The layers, each set up in [`run`] and reported in [`Layers`]:
-//! - namespaces (`ns.rs`): a new user, mount, network and pid namespace.
-//!   The network namespace has no interface up; the pid namespace ends
-//!   every process the command left behind when it ends.
+//! - namespaces (`ns.rs`): a new user, mount, network, pid, UTS, IPC and
+//!   cgroup namespace. The network namespace has no interface up; the pid
+//!   namespace ends every process the command left behind when it ends.
 //! - mounts (`mounts.rs`): each protected path bind-mounted read-only onto
 //!   itself, and each of its ancestors made a mount point so it cannot be
-//!   renamed away; protected paths that did not exist are quarantined if
-//!   the command creates them (`protected.rs`).
+//!   renamed away (`protected.rs` lists them); `/proc` and `/sys` fresh and
+//!   read-only, `/dev/shm` private.
+//! - control places the command creates anywhere in the working tree, and
+//!   protected paths that did not exist, are moved aside when it ends
+//!   (`aside.rs`).
 //! - capabilities (`caps.rs`): the bounding set emptied (root keeps only
 //!   file access), no-new-privileges.
 //! - seccomp (`seccomp.rs`): no socket but a unix one, no `connect`, no
 //!   io_uring, no mount or namespace calls, no ptrace.
-//! - Landlock (`landlock.rs`), where the kernel has it: no TCP, no abstract
-//!   unix sockets or signals outside the fence.
+//! - Landlock (`landlock.rs`), where the kernel has it: writes only beneath
+//!   the working tree, the run's private temporary directory and the
+//!   places the person lists; no TCP; no abstract unix sockets or signals
+//!   outside the fence.
 //!
 //! Which layers a run requires is its [`Profile`]; a required layer that
 //! cannot be set up stops the run before the command starts (exit 126).
 
+#[cfg(target_os = "linux")]
+mod aside;
 #[cfg(target_os = "linux")]
 mod caps;
 #[cfg(target_os = "linux")]
@@ -38,7 +45,7 @@ mod seccomp;
 
 pub use probe::{probe, probe_cached, Probe};
 #[cfg(target_os = "linux")]
-pub use run::{run, Notice, CANNOT_CONFINE};
+pub use run::{run, Notice, CANNOT_CONFINE, LEFT_BEHIND};
 
 use std::path::PathBuf;
 
@@ -106,6 +113,15 @@ impl Profile {
     }
 }
 
+/// Where a fenced command may write (with Landlock; see `landlock.rs`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Writable {
+    /// Directories: everything beneath is writable.
+    pub trees: Vec<PathBuf>,
+    /// Single files and devices: writable in place, not replaceable.
+    pub files: Vec<PathBuf>,
+}
+
 /// What `bashgate run` is asked to do.
 #[derive(Debug, Clone)]
 pub struct RunSpec {
@@ -114,8 +130,41 @@ pub struct RunSpec {
     /// Paths kept read-only (from [`protected::default_protected`] and the
     /// configuration).
     pub protect: Vec<PathBuf>,
+    /// Where the command may write: the working tree, the person's
+    /// caches and the devices (the run adds its private temporary
+    /// directory and `cwd_file`).
+    pub writable: Writable,
+    /// The working tree: new control places anywhere beneath it are moved
+    /// aside after the run.
+    pub tree: PathBuf,
+    /// The names of the control places ([`protected::control_names`]).
+    pub control_names: Vec<String>,
     /// Where to write the command's final working directory.
     pub cwd_file: Option<PathBuf>,
+    /// Where to note a control file the command created that could not be
+    /// moved aside, for the gate's next decision ([`left_behind`]).
+    pub left_behind: Option<PathBuf>,
+}
+
+/// The file in the state directory where a run notes what it could not
+/// move aside.
+pub fn left_behind_file(state_dir: &std::path::Path) -> PathBuf {
+    state_dir.join("fence-left-behind.txt")
+}
+
+/// The control files a fenced command created that could not be moved
+/// aside and are still there (the gate asks the person until they are
+/// gone).
+pub fn left_behind(state_dir: &std::path::Path) -> Vec<PathBuf> {
+    let Ok(text) = std::fs::read(left_behind_file(state_dir)) else {
+        return Vec::new();
+    };
+    use std::os::unix::ffi::OsStrExt;
+    text.split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| PathBuf::from(std::ffi::OsStr::from_bytes(l)))
+        .filter(|p| std::fs::symlink_metadata(p).is_ok())
+        .collect()
 }
 
 /// The layers that were in force for a run.
@@ -130,6 +179,8 @@ pub struct Layers {
     pub seccomp: bool,
     /// The Landlock ABI enforced (0: none).
     pub landlock_abi: i32,
+    /// Writes held to the working tree and the listed places (Landlock).
+    pub writes_confined: bool,
 }
 
 impl Layers {
@@ -146,6 +197,11 @@ impl Layers {
         }
         if self.seccomp {
             on.push("seccomp".into());
+        }
+        if self.writes_confined {
+            on.push("writes only in the working tree and the listed places".into());
+        } else {
+            on.push("writes NOT held to the working tree (no Landlock file rules)".into());
         }
         if self.landlock_abi > 0 {
             on.push(format!("Landlock ABI {}", self.landlock_abi));

@@ -147,13 +147,69 @@ pub fn fence(present: &[PathBuf]) -> Result<(), String> {
     Ok(())
 }
 
-/// A fresh /proc for the new pid namespace: the host's processes vanish.
+/// A fresh /proc for the new pid namespace, read-only: the host's
+/// processes vanish, and no process of the fence (root included) can write
+/// a kernel setting (`/proc/sys`), `/proc/sysrq-trigger` or any other
+/// file of it. Writing through `/proc/self/fd` still reaches what the
+/// descriptor names.
 pub fn fresh_proc() -> Result<(), String> {
     mount(
         Some(Path::new("proc")),
         Path::new("/proc"),
         Some("proc"),
-        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC | libc::MS_RDONLY,
     )
     .map_err(|e| format!("cannot mount /proc for the new pid namespace ({e})"))
+}
+
+/// The kernel's other global state out of reach: `/sys` read-only (a
+/// fresh sysfs of the fence's own network namespace, without the host's
+/// cgroup, security or debug mounts beneath it), and a private, empty
+/// `/dev/shm` (shared memory and POSIX semaphores work, and vanish with
+/// the run).
+pub fn kernel_state() -> Result<(), String> {
+    let sys = Path::new("/sys");
+    let ro = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC | libc::MS_RDONLY;
+    if sys.is_dir() && mount(Some(Path::new("sysfs")), sys, Some("sysfs"), ro).is_err() {
+        // Where a new sysfs is refused, the host's, without what is
+        // mounted beneath it, read-only.
+        mount(Some(sys), sys, None, libc::MS_BIND)
+            .and_then(|()| {
+                mount(
+                    None,
+                    sys,
+                    None,
+                    libc::MS_BIND
+                        | libc::MS_REMOUNT
+                        | libc::MS_RDONLY
+                        | locked_flags(sys).unwrap_or(0),
+                )
+            })
+            .map_err(|e| format!("cannot make /sys read-only ({e})"))?;
+    }
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() {
+        let target = c(shm)?;
+        let (src, fstype, data) = (
+            CString::new("tmpfs").unwrap(),
+            CString::new("tmpfs").unwrap(),
+            CString::new("mode=1777").unwrap(),
+        );
+        let r = unsafe {
+            libc::mount(
+                src.as_ptr(),
+                target.as_ptr(),
+                fstype.as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                data.as_ptr() as *const libc::c_void,
+            )
+        };
+        if r != 0 {
+            return Err(format!(
+                "cannot give the fence its own /dev/shm ({})",
+                io::Error::last_os_error()
+            ));
+        }
+    }
+    Ok(())
 }

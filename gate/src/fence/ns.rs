@@ -1,15 +1,25 @@
-//! New user, mount, network and pid namespaces for the calling process
-//! (which must be single-threaded), with the real uid and gid mapped to
-//! themselves so files keep their owners.
+//! New user, mount, network, pid, UTS, IPC and cgroup namespaces for the
+//! calling process (which must be single-threaded), with the real uid and
+//! gid mapped to themselves so files keep their owners. The last three keep
+//! the host's hostname, System V IPC and message queues, and cgroup tree
+//! out of reach.
 
 use std::io;
 
+/// Every namespace the fence makes.
+pub const FLAGS: libc::c_int = libc::CLONE_NEWUSER
+    | libc::CLONE_NEWNS
+    | libc::CLONE_NEWNET
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWUTS
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWCGROUP;
+
 pub fn enter() -> Result<(), String> {
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
-    let flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWNET | libc::CLONE_NEWPID;
-    if unsafe { libc::unshare(flags) } != 0 {
+    if unsafe { libc::unshare(FLAGS) } != 0 {
         return Err(format!(
-            "cannot create user, mount, network and pid namespaces ({})",
+            "cannot create user, mount, network, pid, UTS, IPC and cgroup namespaces ({})",
             io::Error::last_os_error()
         ));
     }

@@ -121,7 +121,7 @@ impl Probe {
 
 #[cfg(target_os = "linux")]
 fn namespaces() -> Result<(), String> {
-    let flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWNET | libc::CLONE_NEWPID;
+    let flags = super::ns::FLAGS;
     // SAFETY: the child only calls unshare and _exit, both async-signal-safe.
     let pid = unsafe { libc::fork() };
     if pid < 0 {

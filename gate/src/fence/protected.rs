@@ -13,6 +13,9 @@ use serde::Deserialize;
 #[serde(deny_unknown_fields)]
 pub(crate) struct Table {
     home: Vec<String>,
+    control_kinds: Vec<String>,
+    devices: Vec<String>,
+    writable_home: Vec<String>,
     pub(crate) confinable_network: Vec<String>,
 }
 
@@ -27,6 +30,47 @@ pub struct Places<'a> {
     pub state_dir: &'a Path,
     /// `$PATH`.
     pub path_var: Option<&'a std::ffi::OsStr>,
+}
+
+/// The names of the control places the fence keeps: the catalog's
+/// control places of the kinds `control_kinds` in gate/data/fence.toml
+/// names (`.git`, every client's settings and instructions, bashgate's
+/// configuration, editor and toolchain settings).
+pub fn control_names() -> Vec<String> {
+    bashgate_analyzer::catalog::persistence::CONTROL_PLACES
+        .iter()
+        .filter(|(_, kind)| TABLE.control_kinds.iter().any(|k| k == kind))
+        .map(|(name, _)| name.to_string())
+        .collect()
+}
+
+/// The directories from the project root down to the working directory,
+/// each of which a tool run in the working directory consults for its
+/// control files (just the working directory when it is not beneath the
+/// root).
+fn chain(root: &Path, cwd: &Path) -> Vec<PathBuf> {
+    if !cwd.starts_with(root) {
+        return vec![cwd.to_path_buf()];
+    }
+    cwd.ancestors()
+        .take_while(|d| d.starts_with(root))
+        .map(Path::to_path_buf)
+        .collect()
+}
+
+/// Where a fenced command may write: the working tree (the project root),
+/// the devices in gate/data/fence.toml, the caches it lists under the home
+/// directory, and the person's `[confine] writable`.
+pub fn writable(at: &Places, extra: &[PathBuf]) -> super::Writable {
+    let mut trees = vec![at.project_root.to_path_buf()];
+    if let Some(h) = at.home {
+        trees.extend(TABLE.writable_home.iter().map(|rel| h.join(rel)));
+    }
+    trees.extend(extra.iter().map(|p| at.cwd.join(p)));
+    super::Writable {
+        trees,
+        files: TABLE.devices.iter().map(PathBuf::from).collect(),
+    }
 }
 
 /// Every path to keep read-only, absolute, most of them may not exist.
@@ -52,12 +96,11 @@ pub fn default_protected(at: &Places, extra: &[PathBuf]) -> Vec<PathBuf> {
             out.extend(bases.iter().map(|b| b.join(entry)));
         }
     }
-    // The files that decide what the agent's client or bashgate does next.
-    for (name, kind) in persistence::CONTROL_PLACES {
-        if matches!(*kind, "agent-client" | "bashgate") {
-            out.push(at.project_root.join(name));
-            out.push(at.cwd.join(name));
-        }
+    // The files that decide what git, the agent's client, bashgate, an
+    // editor or a toolchain does next, wherever a tool run here looks.
+    let names = control_names();
+    for dir in chain(at.project_root, at.cwd) {
+        out.extend(names.iter().map(|n| dir.join(n)));
     }
     if let Some(h) = at.home {
         out.extend(TABLE.home.iter().map(|rel| h.join(rel)));
@@ -82,7 +125,7 @@ mod tests {
         let at = Places {
             home: Some(Path::new("/home/u")),
             project_root: Path::new("/home/u/proj"),
-            cwd: Path::new("/home/u/proj/sub"),
+            cwd: Path::new("/home/u/proj/a/sub"),
             state_dir: Path::new("/home/u/.local/state/bashgate"),
             path_var: None,
         };
@@ -91,7 +134,11 @@ mod tests {
             "/home/u/.bashrc",
             "/home/u/proj/.git/hooks",
             "/home/u/proj/.git/config",
-            "/home/u/proj/sub/.git/hooks",
+            "/home/u/proj/a/sub/.git/hooks",
+            "/home/u/proj/.git",
+            "/home/u/proj/a/.git",
+            "/home/u/proj/a/.cargo",
+            "/home/u/proj/a/.vscode",
             "/home/u/.ssh",
             "/home/u/.claude",
             "/home/u/.claude.json",
@@ -99,13 +146,13 @@ mod tests {
             "/home/u/proj/.bashgate.toml",
             "/home/u/proj/.mcp.json",
             "/home/u/proj/CLAUDE.md",
-            "/home/u/proj/sub/.gemini",
+            "/home/u/proj/a/sub/.gemini",
             "/home/u/.local/bin",
             "/home/u/bin",
             "/etc/profile.d",
             "/var/spool/cron",
             "/home/u/.local/state/bashgate",
-            "/home/u/proj/sub/extra.txt",
+            "/home/u/proj/a/sub/extra.txt",
         ] {
             assert!(
                 got.contains(&PathBuf::from(want)),
@@ -113,5 +160,25 @@ mod tests {
             );
         }
         assert!(got.iter().all(|p| p.is_absolute()));
+        // Above the project root is not the project's.
+        assert!(!got.contains(&PathBuf::from("/home/u/.vscode")));
+        // Installed code is the project's work, like its source.
+        assert!(!got.contains(&PathBuf::from("/home/u/proj/node_modules")));
+    }
+
+    #[test]
+    fn writes_go_to_the_tree_and_the_listed_places_only() {
+        let at = Places {
+            home: Some(Path::new("/home/u")),
+            project_root: Path::new("/home/u/proj"),
+            cwd: Path::new("/home/u/proj/a"),
+            state_dir: Path::new("/home/u/.local/state/bashgate"),
+            path_var: None,
+        };
+        let w = writable(&at, &[PathBuf::from("/var/cache/x")]);
+        assert_eq!(w.trees[0], PathBuf::from("/home/u/proj"));
+        assert!(w.trees.contains(&PathBuf::from("/var/cache/x")));
+        assert!(w.trees.iter().all(|t| t != Path::new("/home/u")));
+        assert!(w.files.contains(&PathBuf::from("/dev/null")));
     }
 }

@@ -9,14 +9,18 @@
 //! shell; if this process dies, init is killed (PDEATHSIG).
 
 use std::ffi::CString;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI32, Ordering};
 
-use super::{caps, landlock, mounts, ns, seccomp, Layers, RunSpec};
+use super::{aside, caps, landlock, mounts, ns, seccomp, Layers, RunSpec, Writable};
 
 /// The exit status when the fence cannot be set up (nothing ran).
 pub const CANNOT_CONFINE: i32 = 126;
+
+/// The exit status of a command that succeeded but left a control file the
+/// fence could not move aside.
+pub const LEFT_BEHIND: i32 = 125;
 
 /// What the fence has to tell the person or agent running the command.
 /// The library does not print: the surface words each notice (some are
@@ -31,6 +35,8 @@ pub enum Notice<'a> {
     Quarantined { path: &'a Path, to: &'a Path },
     /// A protected path the command created that could not be moved aside.
     NotQuarantined { path: &'a Path, error: &'a str },
+    /// Where files are not held to the working tree, and why.
+    WritesNotConfined(&'a str),
 }
 
 /// Runs the command fenced; returns its exit status (128 + signal for a
@@ -79,19 +85,46 @@ fn start(
     let bash = find_bash()?;
     let argv = shell_argv(&bash, spec);
     let real_uid = unsafe { libc::getuid() };
+    let writes_confined = landlock_abi >= landlock::FILES_ABI;
     let mut layers = Layers {
         namespaces: spec.profile.namespaces,
         capabilities: true,
         seccomp: true,
         landlock_abi: if landlock_abi >= 4 {
-            landlock_abi.min(6)
+            landlock_abi.min(7)
         } else {
             0
         },
+        writes_confined,
         ..Layers::default()
     };
-    let mut missing = Vec::new();
     let cwd = std::env::current_dir().map_err(|e| format!("no working directory ({e})"))?;
+    let scratch = Scratch::make()?;
+    let mut writable = spec.writable.clone();
+    writable.trees.push(scratch.0.clone());
+    if let Some(file) = &spec.cwd_file {
+        // Made now: the fenced shell may write it, not create it.
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(file)
+            .map_err(|e| format!("cannot open {} ({e})", file.display()))?;
+        writable.files.push(file.clone());
+    }
+    let names: std::collections::HashSet<&std::ffi::OsStr> = spec
+        .control_names
+        .iter()
+        .map(std::ffi::OsStr::new)
+        .collect();
+    let before = aside::list(&spec.tree, &names)?;
+    let left_behind = spec.left_behind.as_ref().and_then(|p| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .ok()
+    });
+    let mut missing = Vec::new();
     if spec.profile.namespaces {
         let (present, absent) = mounts::resolve(&spec.protect);
         layers.read_only = present.len();
@@ -102,6 +135,7 @@ fn start(
         ns::enter()?;
         mounts::private_root()?;
         mounts::fence(&present)?;
+        mounts::kernel_state()?;
         // The working directory was looked up before the mounts: entered
         // again, relative paths go through them.
         std::env::set_current_dir(&cwd)
@@ -112,6 +146,12 @@ fn start(
         // Best effort: the profile asks for seccomp only.
         let _ = ns::enter_network_only();
     }
+    if !writes_confined {
+        tell(Notice::WritesNotConfined(&format!(
+            "this kernel has Landlock ABI {landlock_abi} and file rules need ABI {}: the command can write anywhere its user can, except the protected paths",
+            landlock::FILES_ABI
+        )));
+    }
 
     // SAFETY: this process is single-threaded (bashgate run starts no
     // thread); the child sets up and execs or exits.
@@ -120,16 +160,77 @@ fn start(
         return Err(format!("cannot fork ({})", std::io::Error::last_os_error()));
     }
     if init == 0 {
-        let code = fence_init(spec, &argv, real_uid, tell);
+        let code = fence_init(spec, &argv, real_uid, &writable, &scratch.0, tell);
         unsafe { libc::_exit(code) }
     }
     forward_signals(init);
-    let code = wait_exit(init);
-    quarantine(&missing, tell);
+    let mut code = wait_exit(init);
+    drop(scratch);
+    let mut aside = missing;
+    aside.retain(|p| std::fs::symlink_metadata(p).is_ok());
+    match aside::list(&spec.tree, &names) {
+        Ok(after) => aside.extend(aside::new_since(&before, after)),
+        // Cannot happen for a tree that was listed before; if it does,
+        // nothing new can be ruled out.
+        Err(e) => aside.push(PathBuf::from(e)),
+    }
+    aside.sort();
+    aside.dedup();
+    let mut failed = false;
+    for p in &aside {
+        match aside::move_aside(p) {
+            Ok(to) => tell(Notice::Quarantined { path: p, to: &to }),
+            Err(e) => {
+                failed = true;
+                tell(Notice::NotQuarantined { path: p, error: &e });
+                if let Some(mut f) = left_behind.as_ref() {
+                    use std::io::Write;
+                    let _ = f.write_all(p.as_os_str().as_bytes());
+                    let _ = f.write_all(b"\n");
+                }
+            }
+        }
+    }
+    if failed && code == 0 {
+        code = LEFT_BEHIND;
+    }
     if code != 0 && code != CANNOT_CONFINE {
         tell(Notice::FailedFenced);
     }
     Ok(code)
+}
+
+/// The run's private temporary directory (`$TMPDIR` inside the fence),
+/// removed with everything in it when the run ends.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn make() -> Result<Scratch, String> {
+        let base = std::env::var_os("TMPDIR")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute() && p.is_dir())
+            .unwrap_or_else(|| PathBuf::from("/tmp"));
+        let mut template = base.join("bashgate-run-XXXXXX").into_os_string().into_vec();
+        template.push(0);
+        let p = unsafe { libc::mkdtemp(template.as_mut_ptr().cast()) };
+        if p.is_null() {
+            return Err(format!(
+                "cannot make a private temporary directory in {} ({})",
+                base.display(),
+                std::io::Error::last_os_error()
+            ));
+        }
+        template.pop();
+        Ok(Scratch(PathBuf::from(std::ffi::OsString::from_vec(
+            template,
+        ))))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// pid 1 of the new pid namespace (or, without namespaces, a plain
@@ -138,6 +239,8 @@ fn fence_init(
     spec: &RunSpec,
     argv: &[CString],
     real_uid: libc::uid_t,
+    writable: &Writable,
+    scratch: &Path,
     tell: &dyn Fn(Notice),
 ) -> i32 {
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
@@ -152,7 +255,7 @@ fn fence_init(
         return CANNOT_CONFINE;
     }
     if shell == 0 {
-        let why = exec_fenced(spec, argv, real_uid);
+        let why = exec_fenced(spec, argv, real_uid, writable, scratch);
         tell(Notice::CannotConfine(&why));
         unsafe { libc::_exit(CANNOT_CONFINE) }
     }
@@ -171,7 +274,15 @@ fn fence_init(
 }
 
 /// The last steps before the shell: the process-wide layers, then exec.
-fn exec_fenced(spec: &RunSpec, argv: &[CString], real_uid: libc::uid_t) -> String {
+fn exec_fenced(
+    spec: &RunSpec,
+    argv: &[CString],
+    real_uid: libc::uid_t,
+    writable: &Writable,
+    scratch: &Path,
+) -> String {
+    close_inherited();
+    std::env::set_var("TMPDIR", scratch);
     if let Err(e) = caps::drop_all(real_uid) {
         if spec.profile.namespaces {
             return e;
@@ -182,15 +293,24 @@ fn exec_fenced(spec: &RunSpec, argv: &[CString], real_uid: libc::uid_t) -> Strin
             return e;
         }
     }
-    match landlock::restrict(super::probe::landlock_abi()) {
-        Ok(got) if got < spec.profile.landlock_abi => {
+    match landlock::restrict(super::probe::landlock_abi(), writable) {
+        Ok(got) if got.abi < spec.profile.landlock_abi => {
             return format!(
                 "Landlock ABI {} could not be enforced",
                 spec.profile.landlock_abi
             )
         }
+        Ok(got) if !got.files && super::probe::landlock_abi() >= landlock::FILES_ABI => {
+            return "Landlock did not enforce the file rules".into()
+        }
         Ok(_) => {}
-        Err(e) if spec.profile.landlock_abi > 0 => return e,
+        // The run said writes are held to the tree: that must hold.
+        Err(e)
+            if spec.profile.landlock_abi > 0
+                || super::probe::landlock_abi() >= landlock::FILES_ABI =>
+        {
+            return e
+        }
         Err(_) => {}
     }
     if let Err(e) = seccomp::install() {
@@ -204,6 +324,19 @@ fn exec_fenced(spec: &RunSpec, argv: &[CString], real_uid: libc::uid_t) -> Strin
         argv[0],
         std::io::Error::last_os_error()
     )
+}
+
+/// Closes every descriptor beyond stdio: what the caller's process had
+/// open (a socket, a file in a protected place) is not the command's.
+fn close_inherited() {
+    let r = unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) };
+    if r != 0 {
+        // Before Linux 5.9: one by one.
+        let max = unsafe { libc::sysconf(libc::_SC_OPEN_MAX) }.clamp(1024, 65536);
+        for fd in 3..max as libc::c_int {
+            unsafe { libc::close(fd) };
+        }
+    }
 }
 
 fn wait_exit(pid: libc::pid_t) -> i32 {
@@ -257,30 +390,4 @@ fn shell_argv(bash: &Path, spec: &RunSpec) -> Vec<CString> {
         }
     }
     argv
-}
-
-/// Protected paths that did not exist and do now: moved aside, so what
-/// the command created cannot take effect.
-fn quarantine(missing: &[PathBuf], tell: &dyn Fn(Notice)) {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    for p in missing {
-        if std::fs::symlink_metadata(p).is_err() {
-            continue;
-        }
-        let mut aside = p.as_os_str().to_owned();
-        aside.push(format!(".bashgate-quarantine-{now}"));
-        match std::fs::rename(p, &aside) {
-            Ok(()) => tell(Notice::Quarantined {
-                path: p,
-                to: Path::new(&aside),
-            }),
-            Err(e) => tell(Notice::NotQuarantined {
-                path: p,
-                error: &e.to_string(),
-            }),
-        }
-    }
 }
