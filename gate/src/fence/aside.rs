@@ -30,8 +30,11 @@ pub struct Found {
 
 /// Every control place beneath `tree`, symlinks not followed. A `.git`
 /// directory is not entered: its insides are git's, and the project's own
-/// is read-only.
-pub fn list(tree: &Path, names: &HashSet<&OsStr>) -> Result<HashSet<Found>, String> {
+/// is read-only. After the run (`after`), a directory that cannot be read
+/// is an error: the command may have hidden something there (a path too
+/// long to open, say). Before it, such a directory is the person's and is
+/// passed over.
+pub fn list(tree: &Path, names: &HashSet<&OsStr>, after: bool) -> Result<HashSet<Found>, String> {
     let mut found = HashSet::new();
     let mut stack = vec![tree.to_path_buf()];
     let mut dirs = 0usize;
@@ -43,11 +46,14 @@ pub fn list(tree: &Path, names: &HashSet<&OsStr>) -> Result<HashSet<Found>, Stri
                 tree.display()
             ));
         }
-        // A directory that cannot be read holds nothing the command could
-        // have created either (it could not enter it); one that vanished
-        // is gone with whatever it held.
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            // Gone with whatever it held.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) if after => {
+                return Err(format!("cannot read {} to check it ({e})", dir.display()))
+            }
+            Err(_) => continue,
         };
         for entry in entries.flatten() {
             let name = entry.file_name();
@@ -146,7 +152,7 @@ mod tests {
         std::fs::create_dir_all(t.join("a/.git/objects")).unwrap();
         std::fs::create_dir_all(t.join("b")).unwrap();
         let names: HashSet<&OsStr> = [OsStr::new(".git"), OsStr::new(".cargo")].into();
-        let before = list(t, &names).unwrap();
+        let before = list(t, &names, false).unwrap();
         assert_eq!(before.len(), 1);
         // New: one created, one renamed into a control name, one inside
         // another new one.
@@ -155,7 +161,7 @@ mod tests {
         std::fs::rename(t.join("a/.git"), t.join("a/old")).unwrap();
         std::fs::create_dir_all(t.join("d")).unwrap();
         std::fs::rename(t.join("a/old"), t.join("d/.git")).unwrap();
-        let new = new_since(&before, list(t, &names).unwrap());
+        let new = new_since(&before, list(t, &names, true).unwrap());
         assert_eq!(
             new,
             vec![t.join("b/.git"), t.join("c/.cargo"), t.join("d/.git")]

@@ -102,8 +102,13 @@ pub fn resolve(protect: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
                 }
                 present.push(real);
             }
-            // It exists but does not resolve: a dangling link.
-            Err(_) => present.push(p.clone()),
+            // It exists but does not resolve: a dangling link. What it
+            // points to is where a write through it lands: watched as a
+            // protected path that does not exist.
+            Err(_) => {
+                present.push(p.clone());
+                missing.extend(dangling_target(p));
+            }
         }
     }
     present.sort();
@@ -114,6 +119,19 @@ pub fn resolve(protect: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
     missing.sort();
     missing.dedup();
     (present, missing)
+}
+
+/// Where a chain of symlinks starting at `link` ends: the first path in it
+/// that does not exist.
+fn dangling_target(link: &Path) -> Option<PathBuf> {
+    let mut at = link.to_path_buf();
+    for _ in 0..40 {
+        let Ok(to) = std::fs::read_link(&at) else {
+            return std::fs::symlink_metadata(&at).is_err().then_some(at);
+        };
+        at = at.parent().unwrap_or(Path::new("/")).join(to);
+    }
+    None
 }
 
 /// Makes `present` read-only and their ancestors unrenamable.

@@ -108,7 +108,9 @@ pub fn default_protected(at: &Places, extra: &[PathBuf]) -> Vec<PathBuf> {
     out.push(at.state_dir.to_path_buf());
     out.extend(crate::config::candidate_files());
     if let Some(p) = at.path_var {
-        out.extend(std::env::split_paths(p).filter(|d| d.is_absolute() && d.is_dir()));
+        // Those that do not exist yet too: one created would put its
+        // programs ahead of the real ones.
+        out.extend(std::env::split_paths(p).filter(|d| d.is_absolute()));
     }
     out.extend(extra.iter().map(|p| at.cwd.join(p)));
     out.sort();

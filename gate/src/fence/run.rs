@@ -116,7 +116,7 @@ fn start(
         .iter()
         .map(std::ffi::OsStr::new)
         .collect();
-    let before = aside::list(&spec.tree, &names)?;
+    let before = aside::list(&spec.tree, &names, false)?;
     let left_behind = spec.left_behind.as_ref().and_then(|p| {
         std::fs::OpenOptions::new()
             .create(true)
@@ -168,29 +168,39 @@ fn start(
     drop(scratch);
     let mut aside = missing;
     aside.retain(|p| std::fs::symlink_metadata(p).is_ok());
-    match aside::list(&spec.tree, &names) {
+    let mut unchecked = None;
+    match aside::list(&spec.tree, &names, true) {
         Ok(after) => aside.extend(aside::new_since(&before, after)),
-        // Cannot happen for a tree that was listed before; if it does,
-        // nothing new can be ruled out.
-        Err(e) => aside.push(PathBuf::from(e)),
+        Err(e) => unchecked = Some(e),
     }
     aside.sort();
     aside.dedup();
-    let mut failed = false;
+    let mut left = Vec::new();
     for p in &aside {
         match aside::move_aside(p) {
             Ok(to) => tell(Notice::Quarantined { path: p, to: &to }),
             Err(e) => {
-                failed = true;
                 tell(Notice::NotQuarantined { path: p, error: &e });
-                if let Some(mut f) = left_behind.as_ref() {
-                    use std::io::Write;
-                    let _ = f.write_all(p.as_os_str().as_bytes());
-                    let _ = f.write_all(b"\n");
-                }
+                left.push(p.clone());
             }
         }
     }
+    if let Some(e) = &unchecked {
+        // Nothing new can be ruled out: the tree itself is what is left.
+        tell(Notice::NotQuarantined {
+            path: &spec.tree,
+            error: e,
+        });
+        left.push(spec.tree.clone());
+    }
+    if let Some(mut f) = left_behind.as_ref() {
+        use std::io::Write;
+        for p in &left {
+            let _ = f.write_all(p.as_os_str().as_bytes());
+            let _ = f.write_all(b"\n");
+        }
+    }
+    let failed = !left.is_empty();
     if failed && code == 0 {
         code = LEFT_BEHIND;
     }

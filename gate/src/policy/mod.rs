@@ -14,6 +14,7 @@ pub mod destructive;
 pub mod gitguard;
 pub mod incomplete;
 pub mod layer;
+pub mod leftover;
 pub mod paths;
 pub mod payload;
 pub mod plugins;
@@ -34,6 +35,7 @@ pub type Build = fn(&Config) -> Option<Box<dyn PolicyLayer + Send + Sync>>;
 pub const LAYERS: &[(&str, Build)] = &[
     ("always", always::build),
     ("limits", incomplete::build),
+    ("fence-left-behind", leftover::build),
     ("destructive", destructive::build),
     ("self-protection", selfguard::build),
     ("denylist", denylist::build),
