@@ -689,6 +689,25 @@ pub fn project_root(cwd: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// The working tree a fenced command may write in: the project directory
+/// the person's client names (`$BASHGATE_PROJECT_DIR` or
+/// `$CLAUDE_PROJECT_DIR`, wherever the command runs), else the root of the
+/// repository `cwd` is in. Not `cwd` itself: where a command runs is the
+/// agent's choice (`cd /etc`).
+pub fn work_tree(cwd: &Path) -> Option<PathBuf> {
+    for var in ["BASHGATE_PROJECT_DIR", "CLAUDE_PROJECT_DIR"] {
+        if let Some(d) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+            let d = PathBuf::from(d);
+            if d.is_absolute() {
+                return Some(d);
+            }
+        }
+    }
+    cwd.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
 /// The configuration files that could come into force besides a
 /// project's `.bashgate.toml`: the user's, and `$BASHGATE_CONFIG`'s.
 pub fn candidate_files() -> Vec<PathBuf> {

@@ -19,15 +19,38 @@ pub fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// `command`, run by `bashgate` (this binary's path) under `profile`.
-pub fn fenced(bashgate: &Path, profile: &str, command: &str) -> String {
+/// How a fenced command is to run: the profile, and the working tree it
+/// may write in (the hook's, from the person's side; not the command's to
+/// choose; none: only its private temporary directory).
+pub struct Fencing<'a> {
+    pub profile: &'a str,
+    pub tree: Option<&'a Path>,
+}
+
+impl Fencing<'_> {
+    fn options(&self) -> String {
+        format!(
+            "--profile {} --tree {}",
+            quote(self.profile),
+            quote(
+                &self
+                    .tree
+                    .map(|t| t.display().to_string())
+                    .unwrap_or_default()
+            )
+        )
+    }
+}
+
+/// `command`, run by `bashgate` (this binary's path) fenced as `how` says.
+pub fn fenced(bashgate: &Path, how: &Fencing, command: &str) -> String {
     let bin = quote(&bashgate.display().to_string());
     let (c, s) = (CWD_VAR, STATUS_VAR);
     format!(
-        "{c}=$(mktemp \"${{TMPDIR:-/tmp}}/bashgate-cwd.XXXXXX\") && {bin} run --profile {} --cwd-file \"${c}\" -- {}; \
+        "{c}=$(mktemp \"${{TMPDIR:-/tmp}}/bashgate-cwd.XXXXXX\") && {bin} run {} --cwd-file \"${c}\" -- {}; \
          {s}=$?; if [ -s \"${c}\" ]; then cd -- \"$(cat -- \"${c}\")\" || true; fi; rm -f -- \"${c}\"; \
          (exit ${s})",
-        quote(profile),
+        how.options(),
         quote(command),
     )
 }
@@ -35,11 +58,11 @@ pub fn fenced(bashgate: &Path, profile: &str, command: &str) -> String {
 /// `command` run under `profile` with nothing carried back: for clients
 /// whose shell tool starts a new shell per call (nothing to carry), and
 /// whose own checks refuse `$( )` in a command (Gemini CLI).
-pub fn fenced_plain(bashgate: &Path, profile: &str, command: &str) -> String {
+pub fn fenced_plain(bashgate: &Path, how: &Fencing, command: &str) -> String {
     format!(
-        "{} run --profile {} -- {}",
+        "{} run {} -- {}",
         quote(&bashgate.display().to_string()),
-        quote(profile),
+        how.options(),
         quote(command)
     )
 }
@@ -88,9 +111,13 @@ mod tests {
             "'",
             "; rm -rf / #",
         ] {
-            let line = fenced(Path::new("/usr/bin/bash gate"), "default", c);
+            let how = Fencing {
+                profile: "default",
+                tree: Some(Path::new("/home/u/my project")),
+            };
+            let line = fenced(Path::new("/usr/bin/bash gate"), &how, c);
             assert_eq!(original(&line).as_deref(), Some(c), "{line}");
-            let line = fenced_plain(Path::new("/usr/bin/bash gate"), "default", c);
+            let line = fenced_plain(Path::new("/usr/bin/bash gate"), &how, c);
             assert_eq!(original(&line).as_deref(), Some(c), "{line}");
             // The wrapper adds no `$( )` (Gemini CLI refuses it).
             assert_eq!(line.contains("$("), c.contains("$("), "{line}");

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use bashgate_tests::bashgate_bin;
 
-const NOTE: &str = "bashgate: ran confined (no network; protected files read-only): a failure above may be the fence";
+const NOTE: &str = "bashgate: ran confined (no network; writes only in the working tree, its control files read-only): a failure above may be the fence";
 
 /// Whether this machine offers the default profile; when it does not, the
 /// tests say why and return early.
@@ -786,6 +786,53 @@ const ESCAPES: &[Escape] = &[
         },
     },
     Escape {
+        name: "a nested repository that already exists (vendored), its config",
+        setup: |w| {
+            assert!(w.bash(false, "git init -q vendor/lib").status.success());
+        },
+        attack: "git -C vendor/lib config core.fsmonitor 'touch \"$MARK\"; false'",
+        planted: |w| {
+            let mut c = w.command(false, "git -C vendor/lib status >/dev/null 2>&1; true");
+            escape_env(w, &mut c);
+            let _ = c.output();
+            w.root.join("mark").exists()
+        },
+    },
+    Escape {
+        name: "a control file deeper in the tree that is a symlink (sub/.envrc -> ../envrc.txt)",
+        setup: |w| {
+            std::fs::create_dir_all(w.proj.join("sub")).unwrap();
+            std::fs::write(w.proj.join("envrc.txt"), "export A=1\n").unwrap();
+            std::os::unix::fs::symlink("../envrc.txt", w.proj.join("sub/.envrc")).unwrap();
+        },
+        attack: "echo 'touch \"$MARK\"' >> sub/.envrc",
+        planted: |w| w.read(&w.proj.join("envrc.txt")).contains("MARK"),
+    },
+    Escape {
+        name: "a protected control directory that is a symlink, removed (.claude -> config/claude)",
+        setup: |w| {
+            std::fs::create_dir_all(w.proj.join("config/claude")).unwrap();
+            std::fs::write(w.proj.join("config/claude/settings.json"), "{\"hooks\": {}}\n").unwrap();
+            std::os::unix::fs::symlink("config/claude", w.proj.join(".claude")).unwrap();
+        },
+        attack: "rm .claude",
+        planted: |w| std::fs::symlink_metadata(w.proj.join(".claude")).is_err(),
+    },
+    Escape {
+        name: "a worktree's .git file pointing at a git directory inside the tree",
+        setup: |w| {
+            let out = w.bash(false, "mkdir -p .repo && git init -q --separate-git-dir=\"$PWD/.repo/gd\" wt");
+            assert!(out.status.success(), "{}", stderr(&out));
+        },
+        attack: "git -C wt config core.fsmonitor 'touch \"$MARK\"; false'",
+        planted: |w| {
+            let mut c = w.command(false, "git -C wt status >/dev/null 2>&1; true");
+            escape_env(w, &mut c);
+            let _ = c.output();
+            w.root.join("mark").exists()
+        },
+    },
+    Escape {
         name: "cargo's config in the home directory",
         setup: no_setup,
         attack: "mkdir -p ~/.cargo && printf '[alias]\\nb = \"run\"\\n' > ~/.cargo/config.toml",
@@ -1074,7 +1121,8 @@ fn what_cannot_be_moved_aside_fails_the_run_and_stops_the_next_call() {
     let seg = "d".repeat(200);
     let deep =
         format!("for i in $(seq 22); do mkdir {seg} && cd {seg} || exit 1; done; mkdir .git");
-    let out = s.run(&["run", "--", &deep]);
+    let project = s.project().display().to_string();
+    let out = s.run(&["run", "--tree", &project, "--", &deep]);
     assert_eq!(out.status.code(), Some(125), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("could not be moved aside"),
@@ -1087,4 +1135,104 @@ fn what_cannot_be_moved_aside_fails_the_run_and_stops_the_next_call() {
     // Once the person has looked and cleared the note, calls go on.
     std::fs::remove_file(s.state().join("fence-left-behind.txt")).unwrap();
     assert_eq!(s.bash("s", "ls").decision(), "allow");
+}
+
+/// A unix datagram socket could send to any named socket outside with
+/// `sendmsg` (its address is in memory seccomp cannot read): not even one
+/// end of a pair can be made.
+#[test]
+fn a_datagram_cannot_reach_a_socket_outside() {
+    if !fence_here() || !python() {
+        return;
+    }
+    let w = world();
+    let path = w.root.join("dgram.sock");
+    let listener = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let script = format!(
+        "python3 -c 'import socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); a.sendmsg([b\"hello\"], [], 0, \"{}\")'",
+        path.display()
+    );
+    let mut buf = [0u8; 16];
+    let control = w.bash(false, &script);
+    assert!(control.status.success(), "{}", stderr(&control));
+    assert!(
+        listener.recv(&mut buf).is_ok(),
+        "the control's datagram arrived"
+    );
+    let fenced = w.bash(true, &script);
+    assert!(!fenced.status.success());
+    assert!(
+        listener.recv(&mut buf).is_err(),
+        "a fenced datagram arrived"
+    );
+}
+
+/// A tree that holds the home directory (the filesystem's root, or a
+/// directory above home) is not given to the command: then only its
+/// private temporary directory is writable.
+#[test]
+fn a_tree_holding_the_home_directory_is_not_given() {
+    if !fence_here() {
+        return;
+    }
+    let w = world();
+    for tree in [w.root.display().to_string(), "/".to_string()] {
+        let mut c = Command::new(bashgate_bin());
+        c.args(["run", "--tree", &tree, "--", "touch ~/planted"]);
+        w.apply_env(&mut c);
+        let out = c.output().unwrap();
+        assert!(!out.status.success(), "{tree}");
+        assert!(
+            stderr(&out).contains("holds the home directory"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(!w.home.join("planted").exists(), "{tree}");
+    }
+    // And the working directory is not a tree by itself: outside any
+    // project, a command writes nothing but its scratch.
+    let mut c = Command::new(bashgate_bin());
+    c.args(["run", "--", "touch here && echo \"$TMPDIR\""]);
+    w.apply_env(&mut c);
+    c.current_dir(&w.root);
+    let out = c.output().unwrap();
+    assert!(!out.status.success());
+    assert!(!w.root.join("here").exists());
+}
+
+/// A run killed before it could check the tree (an agent's harness that
+/// kills on timeout) leaves a note; the gate asks until the person has
+/// looked.
+#[test]
+fn a_run_killed_before_its_check_stops_the_next_call() {
+    if !fence_here() {
+        return;
+    }
+    let s = bashgate_tests::gate::Sandbox::new();
+    let project = s.project().display().to_string();
+    let mut child = s
+        .command()
+        .args([
+            "run",
+            "--tree",
+            &project,
+            "--",
+            "mkdir k && echo PWN > k/CLAUDE.md; sleep 30",
+        ])
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !s.project().join("k/CLAUDE.md").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        s.project().join("k/CLAUDE.md").exists(),
+        "the control file was made"
+    );
+    let a = s.bash("s", "ls");
+    assert_eq!(a.decision(), "ask", "{}", a.reason());
+    assert!(a.reason().contains("BG424"), "{}", a.reason());
 }

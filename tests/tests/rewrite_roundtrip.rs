@@ -15,11 +15,13 @@ use bashgate::rewrite;
 use proptest::prelude::*;
 
 const STAND_IN: &str = r#"#!/bin/sh
-# run --profile P --cwd-file F -- COMMAND: prints COMMAND, reports / as the
-# final directory, exits 7.
+# run --profile P --tree T --cwd-file F -- COMMAND: prints COMMAND, reports /
+# as the final directory, exits 7.
 [ "$1" = run ] || exit 99
 shift
 [ "$1" = --profile ] || exit 98
+shift 2
+[ "$1" = --tree ] || exit 94
 shift 2
 [ "$1" = --cwd-file ] || exit 97
 f=$2
@@ -61,10 +63,17 @@ fn make_world() -> World {
     }
 }
 
+fn how(tree: &Path) -> rewrite::Fencing<'_> {
+    rewrite::Fencing {
+        profile: "default",
+        tree: Some(tree),
+    }
+}
+
 /// What the wrapped `command` hands the stand-in, its status, and where
 /// the shell is afterwards.
 fn through_bash(w: &World, command: &str) -> (String, String, String) {
-    let line = rewrite::fenced(&w.stand_in, "default", command);
+    let line = rewrite::fenced(&w.stand_in, &how(&w.root), command);
     let script = format!("{line}\nprintf '\\0%s\\0%s' \"$?\" \"$PWD\"");
     let out = Command::new(&w.prefix[0])
         .args(&w.prefix[1..])
@@ -102,7 +111,12 @@ fn check(w: &World, command: &str) {
         "the shell did not follow the command's cd: {command:?}"
     );
     assert_eq!(
-        rewrite::original(&rewrite::fenced(Path::new("/b"), "default", command)).as_deref(),
+        rewrite::original(&rewrite::fenced(
+            Path::new("/b"),
+            &how(Path::new("/p 'q'")),
+            command
+        ))
+        .as_deref(),
         Some(command)
     );
 }

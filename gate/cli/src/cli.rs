@@ -217,8 +217,9 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         admin_socket: Option<PathBuf>,
     },
-    /// Run a bash command fenced: no network, protected files read-only
-    /// (what the hook rewrites a tainted session's commands to).
+    /// Run a bash command fenced: no network, writes only in the working
+    /// tree, its control files read-only (what the hook rewrites a tainted
+    /// session's commands to).
     ///
     /// Exit status: the command's; 126 when the fence cannot be set up
     /// (then nothing ran).
@@ -229,6 +230,11 @@ enum Command {
         /// Write the command's final working directory here.
         #[arg(long, value_name = "FILE")]
         cwd_file: Option<PathBuf>,
+        /// The working tree the command may write in (default: the project
+        /// directory, else the root of the repository the working directory
+        /// is in; empty: none, only the private temporary directory).
+        #[arg(long, value_name = "DIR")]
+        tree: Option<PathBuf>,
         /// The command, as one argument (after `--`).
         #[arg(required = true, last = true, value_name = "COMMAND")]
         command: Vec<String>,
@@ -640,11 +646,13 @@ pub fn run() -> ExitCode {
         Command::Run {
             profile,
             cwd_file,
+            tree,
             command,
         } => crate::fence_cli::run(
             config_flag.as_deref(),
             profile.as_deref(),
             cwd_file,
+            tree,
             &command.join(" "),
         ),
         Command::Doctor { profile, json } => crate::doctor::run(&profile, json),

@@ -13,6 +13,7 @@ pub fn run(
     config_flag: Option<&Path>,
     profile: Option<&str>,
     cwd_file: Option<PathBuf>,
+    tree: Option<PathBuf>,
     command: &str,
 ) -> ExitCode {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
@@ -29,8 +30,21 @@ pub fn run(
             return ExitCode::from(126);
         }
     };
-    let root = config::project_root(&cwd).unwrap_or_else(|| cwd.clone());
     let home = dirs::home_dir();
+    let tree = match tree {
+        Some(t) if t.as_os_str().is_empty() => None,
+        Some(t) => Some(t),
+        None => config::work_tree(&cwd),
+    }
+    .and_then(|t| writable_tree(t, home.as_deref()));
+    // Control files are kept from the tree's top down to the working
+    // directory (from the repository's root when the command runs outside
+    // the tree).
+    let root = tree
+        .clone()
+        .filter(|t| cwd.starts_with(t))
+        .or_else(|| config::project_root(&cwd))
+        .unwrap_or_else(|| cwd.clone());
     let state_dir = config.state_dir();
     // Made now, so it is protected as it exists (not quarantined when the
     // audit log creates it).
@@ -49,22 +63,37 @@ pub fn run(
     };
     let left_behind = fence::left_behind_file(&state_dir);
     // What an earlier run left and the person has since removed is done.
-    let still = fence::left_behind(&state_dir);
-    if still.is_empty() {
+    if fence::left_behind(&state_dir).is_empty() {
         let _ = std::fs::remove_file(&left_behind);
     }
     let spec = RunSpec {
         command: command.to_string(),
         profile,
         protect: protected::default_protected(&at, &extra),
-        writable: protected::writable(&at, &config.confine.writable),
-        tree: root.clone(),
+        writable: protected::writable(tree.as_deref(), &at, &config.confine.writable),
+        tree,
         control_names: protected::control_names(),
+        installed_names: protected::installed_names(),
         cwd_file,
         left_behind: Some(left_behind),
     };
     let audit = config.audit.enabled.then(|| config.audit_path());
     run_spec(&spec, audit, &cwd)
+}
+
+/// The working tree, unless it holds the home directory (the filesystem's
+/// root, or a dotfiles repository at home): all of that is no place to
+/// give a fenced command, which then writes only in its private temporary
+/// directory.
+fn writable_tree(tree: PathBuf, home: Option<&Path>) -> Option<PathBuf> {
+    if tree.parent().is_none() || home.is_some_and(|h| h.starts_with(&tree)) {
+        eprintln!(
+            "bashgate run: the working tree would be {}, which holds the home directory: only the command's private temporary directory is writable",
+            tree.display()
+        );
+        return None;
+    }
+    Some(tree)
 }
 
 #[cfg(target_os = "linux")]
@@ -107,7 +136,7 @@ fn tell(notice: fence::Notice) {
     match notice {
         Notice::CannotConfine(why) => eprintln!("bashgate run: cannot confine: {why}"),
         Notice::FailedFenced => eprintln!(
-            "bashgate: ran confined (no network; protected files read-only): a failure above may be the fence"
+            "bashgate: ran confined (no network; writes only in the working tree, its control files read-only): a failure above may be the fence"
         ),
         Notice::Quarantined { path, to } => eprintln!(
             "bashgate: the command created {}, which the fence protects; moved to {}",
@@ -119,6 +148,11 @@ fn tell(notice: fence::Notice) {
             path.display()
         ),
         Notice::WritesNotConfined(why) => eprintln!("bashgate run: {why}"),
+        Notice::Restored { path, target } => eprintln!(
+            "bashgate: the command removed {}, a link the fence protects; put back (pointing to {})",
+            path.display(),
+            target.display()
+        ),
     }
 }
 

@@ -26,6 +26,10 @@ pub struct Found {
     pub path: PathBuf,
     dev: u64,
     ino: u64,
+    /// Where it points, for a symlink: its target is kept read-only, and
+    /// the link is put back if the command removes it (a mount cannot
+    /// cover a link's own name).
+    pub link: Option<PathBuf>,
 }
 
 /// Every control place beneath `tree`, symlinks not followed. A `.git`
@@ -55,7 +59,14 @@ pub fn list(tree: &Path, names: &HashSet<&OsStr>, after: bool) -> Result<HashSet
             }
             Err(_) => continue,
         };
-        for entry in entries.flatten() {
+        for entry in entries {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(e) if after => {
+                    return Err(format!("cannot read {} to check it ({e})", dir.display()))
+                }
+                Err(_) => continue,
+            };
             let name = entry.file_name();
             let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
             if names.contains(name.as_os_str()) {
@@ -64,6 +75,11 @@ pub fn list(tree: &Path, names: &HashSet<&OsStr>, after: bool) -> Result<HashSet
                         path: entry.path(),
                         dev: m.dev(),
                         ino: m.ino(),
+                        link: m
+                            .file_type()
+                            .is_symlink()
+                            .then(|| std::fs::read_link(entry.path()).ok())
+                            .flatten(),
                     });
                 }
             }
@@ -75,18 +91,96 @@ pub fn list(tree: &Path, names: &HashSet<&OsStr>, after: bool) -> Result<HashSet
     Ok(found)
 }
 
+/// The control places found before the run to keep read-only besides the
+/// protected list, except inside installed code (a package's own `.github`
+/// in `node_modules` is the project's build output, and builds delete and
+/// rewrite it). A symlink is kept read-only where it points, and a `.git`
+/// file (a worktree's or a submodule's) at the git directory it names and
+/// that directory's common one.
+pub fn to_mount(before: &HashSet<Found>, installed: &HashSet<&OsStr>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for f in before {
+        if f.path.iter().any(|c| installed.contains(c)) {
+            continue;
+        }
+        let real = if f.link.is_some() {
+            std::fs::canonicalize(&f.path).ok()
+        } else {
+            Some(f.path.clone())
+        };
+        let Some(real) = real else { continue };
+        if f.path.file_name() == Some(OsStr::new(".git")) && real.is_file() {
+            out.extend(git_dirs(&real));
+        }
+        out.push(real);
+    }
+    out
+}
+
+/// The git directory a `.git` file names (`gitdir: PATH`) and the common
+/// directory that one names (`commondir`), those that exist.
+pub fn git_dirs(dot_git: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let base = dot_git.parent().unwrap_or(Path::new("/"));
+    let Some(dir) = std::fs::read_to_string(dot_git)
+        .ok()
+        .and_then(|t| t.lines().next().map(str::to_string))
+        .and_then(|l| l.strip_prefix("gitdir:").map(|p| base.join(p.trim())))
+        .and_then(|p| std::fs::canonicalize(p).ok())
+    else {
+        return out;
+    };
+    if let Some(common) = std::fs::read_to_string(dir.join("commondir"))
+        .ok()
+        .and_then(|t| std::fs::canonicalize(dir.join(t.trim())).ok())
+    {
+        out.push(common);
+    }
+    out.push(dir);
+    out
+}
+
+/// The symlinks among the control places before the run that are not
+/// there as they were after it (removed, renamed, replaced), with where
+/// each pointed: the run puts them back.
+pub fn links_gone(before: &HashSet<Found>, after: &HashSet<Found>) -> Vec<(PathBuf, PathBuf)> {
+    let mut out: Vec<(PathBuf, PathBuf)> = before
+        .iter()
+        .filter(|f| !after.contains(f))
+        .filter_map(|f| Some((f.path.clone(), f.link.clone()?)))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Puts a control symlink back where it was.
+pub fn restore_link(path: &Path, target: &Path) -> Result<(), String> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+    }
+    std::os::unix::fs::symlink(target, path).map_err(|e| e.to_string())
+}
+
+/// Keeps the outermost of `paths`: moving a directory aside moves what is
+/// inside it.
+pub fn outermost(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    paths.sort();
+    paths.dedup();
+    let all = paths.clone();
+    paths.retain(|p| !all.iter().any(|o| o != p && p.starts_with(o)));
+    paths
+}
+
 /// What the run found after the command: control places that were not
 /// there before, outermost first, none inside another.
-pub fn new_since(before: &HashSet<Found>, after: HashSet<Found>) -> Vec<PathBuf> {
-    let mut new: Vec<PathBuf> = after
-        .into_iter()
-        .filter(|f| !before.contains(f))
-        .map(|f| f.path)
-        .collect();
-    new.sort();
-    let all = new.clone();
-    new.retain(|p| !all.iter().any(|o| o != p && p.starts_with(o)));
-    new
+pub fn new_since(before: &HashSet<Found>, after: &HashSet<Found>) -> Vec<PathBuf> {
+    outermost(
+        after
+            .iter()
+            .filter(|f| !before.contains(f))
+            .map(|f| f.path.clone())
+            .collect(),
+    )
 }
 
 /// An unguessable suffix.
@@ -161,7 +255,7 @@ mod tests {
         std::fs::rename(t.join("a/.git"), t.join("a/old")).unwrap();
         std::fs::create_dir_all(t.join("d")).unwrap();
         std::fs::rename(t.join("a/old"), t.join("d/.git")).unwrap();
-        let new = new_since(&before, list(t, &names, true).unwrap());
+        let new = new_since(&before, &list(t, &names, true).unwrap());
         assert_eq!(
             new,
             vec![t.join("b/.git"), t.join("c/.cargo"), t.join("d/.git")]

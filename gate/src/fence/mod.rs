@@ -135,10 +135,14 @@ pub struct RunSpec {
     /// directory and `cwd_file`).
     pub writable: Writable,
     /// The working tree: new control places anywhere beneath it are moved
-    /// aside after the run.
-    pub tree: PathBuf,
+    /// aside after the run (none: the command may write nowhere but its
+    /// private temporary directory).
+    pub tree: Option<PathBuf>,
     /// The names of the control places ([`protected::control_names`]).
     pub control_names: Vec<String>,
+    /// The names of installed-code directories (`node_modules`...): control
+    /// places inside them that exist are not made read-only.
+    pub installed_names: Vec<String>,
     /// Where to write the command's final working directory.
     pub cwd_file: Option<PathBuf>,
     /// Where to note a control file the command created that could not be
@@ -153,18 +157,54 @@ pub fn left_behind_file(state_dir: &std::path::Path) -> PathBuf {
 }
 
 /// The control files a fenced command created that could not be moved
-/// aside and are still there (the gate asks the person until they are
+/// aside and are still there, and the trees of runs that were killed
+/// before they could check them (the gate asks the person until these are
 /// gone).
 pub fn left_behind(state_dir: &std::path::Path) -> Vec<PathBuf> {
-    let Ok(text) = std::fs::read(left_behind_file(state_dir)) else {
-        return Vec::new();
-    };
     use std::os::unix::ffi::OsStrExt;
-    text.split(|b| *b == b'\n')
+    let mut out: Vec<PathBuf> = std::fs::read(left_behind_file(state_dir))
+        .unwrap_or_default()
+        .split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())
         .map(|l| PathBuf::from(std::ffi::OsStr::from_bytes(l)))
         .filter(|p| std::fs::symlink_metadata(p).is_ok())
-        .collect()
+        .collect();
+    // Runs that did not finish: their note names the tree.
+    if let Ok(dir) = std::fs::read_dir(state_dir) {
+        for e in dir.flatten() {
+            let name = e.file_name();
+            let Some(pid) = name
+                .to_str()
+                .and_then(|n| n.strip_prefix(RUNNING_PREFIX))
+                .and_then(|p| p.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let Ok(text) = std::fs::read(e.path()) else {
+                continue;
+            };
+            let mut lines = text.split(|b| *b == b'\n');
+            let started = String::from_utf8_lossy(lines.next().unwrap_or_default()).into_owned();
+            if start_time(pid).is_some_and(|t| t == started) {
+                continue; // still running
+            }
+            let tree = lines.next().unwrap_or_default();
+            out.push(PathBuf::from(std::ffi::OsStr::from_bytes(tree)));
+        }
+    }
+    out
+}
+
+/// The name of a run's note that it is under way (`fence-running.PID`).
+pub const RUNNING_PREFIX: &str = "fence-running.";
+
+/// A process's start time (in clock ticks since boot), which with its pid
+/// names it uniquely; `None` when it is not running.
+pub(crate) fn start_time(pid: u32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces: count from its end.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    rest.split(' ').nth(19).map(str::to_string)
 }
 
 /// The layers that were in force for a run.

@@ -134,8 +134,11 @@ fn dangling_target(link: &Path) -> Option<PathBuf> {
     None
 }
 
-/// Makes `present` read-only and their ancestors unrenamable.
-pub fn fence(present: &[PathBuf]) -> Result<(), String> {
+/// Makes `present` read-only and their ancestors unrenamable, and
+/// `unpinned` read-only (control places deeper in the tree: moving one
+/// elsewhere makes it new where it lands, which the listing after the run
+/// catches).
+pub fn fence(present: &[PathBuf], unpinned: &[PathBuf]) -> Result<(), String> {
     let mut ancestors: Vec<PathBuf> = present
         .iter()
         .flat_map(|p| p.ancestors().skip(1).map(Path::to_path_buf))
@@ -151,7 +154,7 @@ pub fn fence(present: &[PathBuf]) -> Result<(), String> {
         mount(Some(&a), &a, None, libc::MS_BIND | libc::MS_REC)
             .map_err(|e| format!("cannot pin {} ({e})", a.display()))?;
     }
-    for p in present {
+    for p in present.iter().chain(unpinned) {
         // A dangling symlink cannot be mounted over; its parent is pinned.
         if std::fs::metadata(p).is_err() {
             continue;

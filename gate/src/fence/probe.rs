@@ -97,7 +97,7 @@ impl Probe {
         };
         vec![
             format!(
-                "namespaces (user, mount, network, pid; read-only protected paths): {}",
+                "namespaces (user, mount, network, pid, UTS, IPC, cgroup; read-only protected paths, /proc and /sys): {}",
                 state(&self.namespaces)
             ),
             format!(
@@ -109,9 +109,12 @@ impl Probe {
                 state(&self.seccomp)
             ),
             format!(
-                "Landlock (no TCP; abstract unix sockets and signals scoped): {}",
+                "Landlock (writes only in the working tree, its private temporary directory and the listed places; no TCP; abstract unix sockets and signals scoped): {}",
                 match self.landlock_abi {
-                    0 => "NOT available (optional except for --profile strict)".to_string(),
+                    0 => "NOT available: fenced commands can write anywhere their user can except the protected paths, the home directory included (optional except for --profile strict)".to_string(),
+                    1 => "ABI 1 only: too old for the file rules (it refuses every rename across directories), so fenced commands can write anywhere their user can except the protected paths".to_string(),
+                    2 | 3 => format!("available, ABI {}: writes held to the working tree{}; TCP not restricted by Landlock (the network namespace and seccomp still hold it)", self.landlock_abi, if self.landlock_abi == 2 { ", but truncating a file elsewhere is not seen" } else { "" }),
+                    4 | 5 => format!("available, ABI {}: writes held to the working tree; abstract sockets and signals not scoped", self.landlock_abi),
                     n => format!("available, ABI {n}"),
                 }
             ),

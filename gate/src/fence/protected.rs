@@ -44,6 +44,17 @@ pub fn control_names() -> Vec<String> {
         .collect()
 }
 
+/// The names of the directories that hold installed code
+/// (`node_modules`, `site-packages`...): the catalog's control places of
+/// kind `installed-code`.
+pub fn installed_names() -> Vec<String> {
+    bashgate_analyzer::catalog::persistence::CONTROL_PLACES
+        .iter()
+        .filter(|(_, kind)| *kind == "installed-code")
+        .map(|(name, _)| name.to_string())
+        .collect()
+}
+
 /// The directories from the project root down to the working directory,
 /// each of which a tool run in the working directory consults for its
 /// control files (just the working directory when it is not beneath the
@@ -58,11 +69,12 @@ fn chain(root: &Path, cwd: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Where a fenced command may write: the working tree (the project root),
-/// the devices in gate/data/fence.toml, the caches it lists under the home
-/// directory, and the person's `[confine] writable`.
-pub fn writable(at: &Places, extra: &[PathBuf]) -> super::Writable {
-    let mut trees = vec![at.project_root.to_path_buf()];
+/// Where a fenced command may write: the working tree (none when there is
+/// no tree it may have), the devices in gate/data/fence.toml, the places
+/// it lists under the home directory, and the person's `[confine]
+/// writable`.
+pub fn writable(tree: Option<&Path>, at: &Places, extra: &[PathBuf]) -> super::Writable {
+    let mut trees: Vec<PathBuf> = tree.map(Path::to_path_buf).into_iter().collect();
     if let Some(h) = at.home {
         trees.extend(TABLE.writable_home.iter().map(|rel| h.join(rel)));
     }
@@ -177,7 +189,7 @@ mod tests {
             state_dir: Path::new("/home/u/.local/state/bashgate"),
             path_var: None,
         };
-        let w = writable(&at, &[PathBuf::from("/var/cache/x")]);
+        let w = writable(Some(at.project_root), &at, &[PathBuf::from("/var/cache/x")]);
         assert_eq!(w.trees[0], PathBuf::from("/home/u/proj"));
         assert!(w.trees.contains(&PathBuf::from("/var/cache/x")));
         assert!(w.trees.iter().all(|t| t != Path::new("/home/u")));

@@ -37,6 +37,8 @@ pub enum Notice<'a> {
     NotQuarantined { path: &'a Path, error: &'a str },
     /// Where files are not held to the working tree, and why.
     WritesNotConfined(&'a str),
+    /// A control symlink the command removed, put back.
+    Restored { path: &'a Path, target: &'a Path },
 }
 
 /// Runs the command fenced; returns its exit status (128 + signal for a
@@ -116,7 +118,10 @@ fn start(
         .iter()
         .map(std::ffi::OsStr::new)
         .collect();
-    let before = aside::list(&spec.tree, &names, false)?;
+    let before = match &spec.tree {
+        Some(tree) => aside::list(tree, &names, false)?,
+        None => Default::default(),
+    };
     let left_behind = spec.left_behind.as_ref().and_then(|p| {
         std::fs::OpenOptions::new()
             .create(true)
@@ -124,17 +129,33 @@ fn start(
             .open(p)
             .ok()
     });
+    // Until the listing after the run is done, a note says a run is under
+    // way here: if this process is killed first, the gate finds the note
+    // and asks (see `super::left_behind`).
+    let running = spec
+        .left_behind
+        .as_deref()
+        .and_then(|p| Running::start(p.parent()?, spec.tree.as_deref().unwrap_or(&cwd)));
     let mut missing = Vec::new();
     if spec.profile.namespaces {
         let (present, absent) = mounts::resolve(&spec.protect);
-        layers.read_only = present.len();
+        let installed: std::collections::HashSet<&std::ffi::OsStr> = spec
+            .installed_names
+            .iter()
+            .map(std::ffi::OsStr::new)
+            .collect();
+        let mut nested = aside::to_mount(&before, &installed);
+        nested.retain(|p| !present.iter().any(|o| p.starts_with(o)));
+        nested.sort();
+        nested.dedup();
+        layers.read_only = present.len() + nested.len();
         layers.watched = absent.len();
         // Recorded before anything is made read-only (the audit log lives
         // in a protected directory).
         report(&layers);
         ns::enter()?;
         mounts::private_root()?;
-        mounts::fence(&present)?;
+        mounts::fence(&present, &nested)?;
         mounts::kernel_state()?;
         // The working directory was looked up before the mounts: entered
         // again, relative paths go through them.
@@ -169,29 +190,56 @@ fn start(
     let mut aside = missing;
     aside.retain(|p| std::fs::symlink_metadata(p).is_ok());
     let mut unchecked = None;
-    match aside::list(&spec.tree, &names, true) {
-        Ok(after) => aside.extend(aside::new_since(&before, after)),
-        Err(e) => unchecked = Some(e),
+    let mut relink = Vec::new();
+    if let Some(tree) = &spec.tree {
+        match aside::list(tree, &names, true) {
+            Ok(after) => {
+                aside.extend(aside::new_since(&before, &after));
+                relink = aside::links_gone(&before, &after);
+            }
+            Err(e) => unchecked = Some((tree, e)),
+        }
     }
-    aside.sort();
-    aside.dedup();
     let mut left = Vec::new();
-    for p in &aside {
-        match aside::move_aside(p) {
-            Ok(to) => tell(Notice::Quarantined { path: p, to: &to }),
+    for p in aside::outermost(aside) {
+        match aside::move_aside(&p) {
+            Ok(to) => tell(Notice::Quarantined { path: &p, to: &to }),
             Err(e) => {
-                tell(Notice::NotQuarantined { path: p, error: &e });
-                left.push(p.clone());
+                tell(Notice::NotQuarantined {
+                    path: &p,
+                    error: &e,
+                });
+                left.push(p);
             }
         }
     }
-    if let Some(e) = &unchecked {
+    // A control symlink the command removed or replaced: put back, so
+    // what it pointed at (a client's settings, say) is in force again.
+    for (path, target) in relink {
+        match aside::restore_link(&path, &target) {
+            Ok(()) => tell(Notice::Restored {
+                path: &path,
+                target: &target,
+            }),
+            Err(e) => {
+                tell(Notice::NotQuarantined {
+                    path: &path,
+                    error: &format!(
+                        "the command removed this link to {} and it could not be put back: {e}",
+                        target.display()
+                    ),
+                });
+                left.push(path);
+            }
+        }
+    }
+    if let Some((tree, e)) = &unchecked {
         // Nothing new can be ruled out: the tree itself is what is left.
         tell(Notice::NotQuarantined {
-            path: &spec.tree,
+            path: tree,
             error: e,
         });
-        left.push(spec.tree.clone());
+        left.push(tree.to_path_buf());
     }
     if let Some(mut f) = left_behind.as_ref() {
         use std::io::Write;
@@ -200,6 +248,7 @@ fn start(
             let _ = f.write_all(b"\n");
         }
     }
+    drop(running);
     let failed = !left.is_empty();
     if failed && code == 0 {
         code = LEFT_BEHIND;
@@ -208,6 +257,49 @@ fn start(
         tell(Notice::FailedFenced);
     }
     Ok(code)
+}
+
+/// The note in the state directory that a run is under way
+/// (`fence-running.PID`, holding the process's start time and the tree),
+/// removed when the run has checked the tree. Made and removed through a
+/// descriptor opened before the mounts, which make the state directory
+/// read-only for this process too.
+struct Running {
+    dir: std::fs::File,
+    name: CString,
+}
+
+impl Running {
+    fn start(state_dir: &Path, tree: &Path) -> Option<Running> {
+        use std::os::unix::io::AsRawFd;
+        let dir = std::fs::File::open(state_dir).ok()?;
+        let pid = std::process::id();
+        let name = CString::new(format!("{}{pid}", super::RUNNING_PREFIX)).ok()?;
+        let fd = unsafe {
+            libc::openat(
+                dir.as_raw_fd(),
+                name.as_ptr(),
+                libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC | libc::O_NOFOLLOW,
+                0o600,
+            )
+        };
+        if fd < 0 {
+            return None;
+        }
+        let mut f = unsafe { <std::fs::File as std::os::unix::io::FromRawFd>::from_raw_fd(fd) };
+        let mut text = format!("{}\n", super::start_time(pid).unwrap_or_default()).into_bytes();
+        text.extend_from_slice(tree.as_os_str().as_bytes());
+        text.push(b'\n');
+        std::io::Write::write_all(&mut f, &text).ok()?;
+        Some(Running { dir, name })
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        use std::os::unix::io::AsRawFd;
+        unsafe { libc::unlinkat(self.dir.as_raw_fd(), self.name.as_ptr(), 0) };
+    }
 }
 
 /// The run's private temporary directory (`$TMPDIR` inside the fence),

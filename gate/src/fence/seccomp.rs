@@ -1,7 +1,7 @@
 //! The seccomp layer: the network fence that needs nothing but the kernel.
 //!
-//! - `socket` only for unix stream or seqpacket sockets, `socketpair` only
-//!   for unix ones; `connect` never (the only sockets left are unix ones,
+//! - `socket` and `socketpair` only for unix stream or seqpacket sockets
+//!   (a datagram one could `sendmsg` to any named socket); `connect` never (the only sockets left are unix ones,
 //!   and a unix socket is how docker.sock, an ssh-agent, nscd, D-Bus and
 //!   systemd-resolved are reached); `sendto` never with an address.
 //! - no io_uring (its requests would not pass through this filter), no
@@ -52,11 +52,10 @@ fn denials() -> Result<BpfProgram, String> {
             cond(1, Len::Dword, Op::MaskedEq(0xf), t),
         ]));
     }
-    rules.insert(libc::SYS_socket, socket);
-    rules.insert(
-        libc::SYS_socketpair,
-        vec![rule(vec![cond(0, Len::Dword, Op::Ne, unix)])],
-    );
+    rules.insert(libc::SYS_socket, socket.clone());
+    // The same for a pair: a datagram end would send to any named socket
+    // with sendmsg, whose address sits in memory this filter cannot read.
+    rules.insert(libc::SYS_socketpair, socket);
     rules.insert(
         libc::SYS_sendto,
         vec![rule(vec![cond(4, Len::Qword, Op::Ne, 0)])],

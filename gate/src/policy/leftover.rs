@@ -35,12 +35,13 @@ impl PolicyLayer for LeftBehind {
             n => format!(" and {} more", n - 1),
         };
         let why = format!(
-            "an earlier fenced command created {}{more}, which the fence could not move aside or check; it can change what the next command does",
+            "an earlier fenced command left {}{more} unchecked (a control file it created could not be moved aside, or the run was killed before it could check the tree); what it left can change what the next command does",
             first.display()
         );
         let instead = format!(
-            "the person looks at it and removes what the command made (or, once satisfied, deletes {})",
-            crate::fence::left_behind_file(&self.state_dir).display()
+            "the person looks at it and removes what the command made (or, once satisfied, deletes {} and any {}* there)",
+            crate::fence::left_behind_file(&self.state_dir).display(),
+            self.state_dir.join(crate::fence::RUNNING_PREFIX).display()
         );
         Step::Decide(match self.profile {
             Profile::Strict => Decision::deny(

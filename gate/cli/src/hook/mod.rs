@@ -180,6 +180,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         .or_else(|| config.remote.url.clone());
     let auto_approve = config.hook.auto_approve;
     let profile = config.confine.profile.clone();
+    let tree = config::work_tree(&cwd);
     // An allow is bashgate having no objection; the client's own rules then
     // decide. It is passed on as an approval only when the person stands
     // behind it (they approved this command), or when the command is
@@ -187,7 +188,11 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
     let reply = move |d: &Decision, read_only: bool, input: &Value| {
         let approved = d.by_person() || (auto_approve && read_only);
         if d.permission == Permission::Allow && d.confined {
-            return match fenced_input(input, &profile, P::KEEPS_CWD) {
+            let how = bashgate::rewrite::Fencing {
+                profile: &profile,
+                tree: tree.as_deref(),
+            };
+            return match fenced_input(input, &how, P::KEEPS_CWD) {
                 Ok(input) => P::render(Reply::Fenced {
                     decision: d,
                     input: &input,
@@ -362,7 +367,11 @@ fn fence_offer(confine: &config::ConfineConfig, state_dir: &std::path::Path) -> 
 }
 
 /// The tool input with its command rewritten to run under `bashgate run`.
-fn fenced_input(input: &Value, profile: &str, keeps_cwd: bool) -> Result<Value, String> {
+fn fenced_input(
+    input: &Value,
+    how: &bashgate::rewrite::Fencing,
+    keeps_cwd: bool,
+) -> Result<Value, String> {
     let command = input
         .get("command")
         .and_then(Value::as_str)
@@ -370,9 +379,9 @@ fn fenced_input(input: &Value, profile: &str, keeps_cwd: bool) -> Result<Value, 
     let exe = gate_program()?;
     let mut out = input.clone();
     let line = if keeps_cwd {
-        bashgate::rewrite::fenced(&exe, profile, command)
+        bashgate::rewrite::fenced(&exe, how, command)
     } else {
-        bashgate::rewrite::fenced_plain(&exe, profile, command)
+        bashgate::rewrite::fenced_plain(&exe, how, command)
     };
     out["command"] = Value::String(line);
     Ok(out)
