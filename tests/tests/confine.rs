@@ -833,6 +833,42 @@ const ESCAPES: &[Escape] = &[
         },
     },
     Escape {
+        name: "a link on the way to a protected control directory, swapped (.claude -> cfg/claude, cfg -> real)",
+        setup: |w| {
+            std::fs::create_dir_all(w.proj.join("real/claude")).unwrap();
+            std::fs::write(w.proj.join("real/claude/settings.json"), "{}\n").unwrap();
+            std::os::unix::fs::symlink("real", w.proj.join("cfg")).unwrap();
+            std::os::unix::fs::symlink("cfg/claude", w.proj.join(".claude")).unwrap();
+        },
+        attack: "rm cfg && mkdir -p evil/claude && echo '{\"hooks\": 1}' > evil/claude/settings.json && ln -s evil cfg",
+        planted: |w| w.read(&w.proj.join(".claude/settings.json")).contains("hooks"),
+    },
+    Escape {
+        name: "a bare repository in the tree (hooks run on a local push)",
+        setup: |w| {
+            assert!(w.bash(false, "git init -q --bare fixtures/upstream.git").status.success());
+        },
+        attack: "printf '#!/bin/sh\\ntouch \"$MARK\"\\n' > fixtures/upstream.git/hooks/post-receive && chmod +x fixtures/upstream.git/hooks/post-receive",
+        planted: |w| w.proj.join("fixtures/upstream.git/hooks/post-receive").exists(),
+    },
+    Escape {
+        name: "the hooks directory the repository's config names (core.hooksPath)",
+        setup: |w| {
+            assert!(w.bash(false, "mkdir -p tools/hooks && git config core.hooksPath tools/hooks").status.success());
+        },
+        attack: "printf '#!/bin/sh\\ntouch \"$MARK\"\\n' > tools/hooks/pre-commit && chmod +x tools/hooks/pre-commit",
+        planted: |w| w.proj.join("tools/hooks/pre-commit").exists(),
+    },
+    Escape {
+        name: "a configuration file the repository's config includes (include.path)",
+        setup: |w| {
+            std::fs::write(w.proj.join("shared.gitconfig"), "[user]\n").unwrap();
+            assert!(w.bash(false, "git config include.path ../shared.gitconfig").status.success());
+        },
+        attack: "printf '[core]\\n\\tfsmonitor = touch /tmp/x\\n' >> shared.gitconfig",
+        planted: |w| w.read(&w.proj.join("shared.gitconfig")).contains("fsmonitor"),
+    },
+    Escape {
         name: "cargo's config in the home directory",
         setup: no_setup,
         attack: "mkdir -p ~/.cargo && printf '[alias]\\nb = \"run\"\\n' > ~/.cargo/config.toml",
@@ -1235,4 +1271,32 @@ fn a_run_killed_before_its_check_stops_the_next_call() {
     let a = s.bash("s", "ls");
     assert_eq!(a.decision(), "ask", "{}", a.reason());
     assert!(a.reason().contains("BG424"), "{}", a.reason());
+}
+
+/// A control link deeper in the tree is put back only where its directory
+/// really was: a command that swaps that directory for a link elsewhere
+/// gets nothing written there, and the run fails for the person to look.
+#[test]
+fn a_link_is_never_put_back_through_a_swapped_directory() {
+    if !fence_here() {
+        return;
+    }
+    let w = world();
+    std::fs::create_dir_all(w.proj.join("config/claude")).unwrap();
+    std::fs::create_dir_all(w.proj.join("pkg")).unwrap();
+    std::os::unix::fs::symlink("../config/claude", w.proj.join("pkg/.claude")).unwrap();
+    let victim = w.root.join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    let out = w.bash(
+        true,
+        &format!(
+            "rm pkg/.claude && mv pkg pkgX && ln -s '{}' pkg",
+            victim.display()
+        ),
+    );
+    assert_eq!(out.status.code(), Some(125), "{}", stderr(&out));
+    assert!(
+        std::fs::symlink_metadata(victim.join(".claude")).is_err(),
+        "written outside the tree"
+    );
 }

@@ -110,55 +110,130 @@ pub fn to_mount(before: &HashSet<Found>, installed: &HashSet<&OsStr>) -> Vec<Pat
         };
         let Some(real) = real else { continue };
         if f.path.file_name() == Some(OsStr::new(".git")) && real.is_file() {
-            out.extend(git_dirs(&real));
+            out.extend(super::protected::git_dirs(&real));
+        }
+        // A bare repository's HEAD: the whole repository is git's.
+        if f.path.file_name() == Some(OsStr::new("HEAD")) {
+            if let Some(dir) = real.parent().filter(|d| is_git_dir(d)) {
+                out.push(dir.to_path_buf());
+                continue;
+            }
         }
         out.push(real);
     }
     out
 }
 
-/// The git directory a `.git` file names (`gitdir: PATH`) and the common
-/// directory that one names (`commondir`), those that exist.
-pub fn git_dirs(dot_git: &Path) -> Vec<PathBuf> {
+/// A directory git takes for a repository by its layout (a bare one, or
+/// one renamed from `.git`): `HEAD`, `objects` and `refs` in it.
+pub fn is_git_dir(dir: &Path) -> bool {
+    dir.join("HEAD").is_file() && dir.join("objects").is_dir() && dir.join("refs").is_dir()
+}
+
+/// A symlink the fence keeps as it was: a control place that is a link,
+/// or a link on the way from one to what it names (`.claude -> cfg/claude`
+/// with `cfg -> real`). A mount cannot cover a link's own name, so after
+/// the run each is checked and, if removed or replaced, put back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptLink {
+    pub path: PathBuf,
+    pub target: PathBuf,
+    /// Where its directory really was: a link is put back only there, never
+    /// through a directory the command swapped for a link elsewhere.
+    parent: PathBuf,
+}
+
+/// Every symlink met while resolving `path`, in order, with its target.
+pub fn links_on_the_way(path: &Path) -> Vec<KeptLink> {
+    use std::path::Component;
     let mut out = Vec::new();
-    let base = dot_git.parent().unwrap_or(Path::new("/"));
-    let Some(dir) = std::fs::read_to_string(dot_git)
-        .ok()
-        .and_then(|t| t.lines().next().map(str::to_string))
-        .and_then(|l| l.strip_prefix("gitdir:").map(|p| base.join(p.trim())))
-        .and_then(|p| std::fs::canonicalize(p).ok())
-    else {
-        return out;
-    };
-    if let Some(common) = std::fs::read_to_string(dir.join("commondir"))
-        .ok()
-        .and_then(|t| std::fs::canonicalize(dir.join(t.trim())).ok())
-    {
-        out.push(common);
-    }
-    out.push(dir);
-    out
-}
-
-/// The symlinks among the control places before the run that are not
-/// there as they were after it (removed, renamed, replaced), with where
-/// each pointed: the run puts them back.
-pub fn links_gone(before: &HashSet<Found>, after: &HashSet<Found>) -> Vec<(PathBuf, PathBuf)> {
-    let mut out: Vec<(PathBuf, PathBuf)> = before
-        .iter()
-        .filter(|f| !after.contains(f))
-        .filter_map(|f| Some((f.path.clone(), f.link.clone()?)))
+    let mut todo: std::collections::VecDeque<std::ffi::OsString> = path
+        .components()
+        .map(|c| c.as_os_str().to_owned())
         .collect();
-    out.sort();
+    let mut at = PathBuf::new();
+    let mut hops = 0;
+    while let Some(c) = todo.pop_front() {
+        match Path::new(&c).components().next() {
+            Some(Component::RootDir) => at = PathBuf::from("/"),
+            Some(Component::ParentDir) => {
+                at.pop();
+            }
+            Some(Component::Normal(n)) => {
+                let next = at.join(n);
+                match std::fs::read_link(&next) {
+                    Ok(target) => {
+                        hops += 1;
+                        if hops > 40 {
+                            break;
+                        }
+                        if let Ok(parent) = std::fs::canonicalize(&at) {
+                            out.push(KeptLink {
+                                path: next.clone(),
+                                target: target.clone(),
+                                parent,
+                            });
+                        }
+                        for part in target.components().rev() {
+                            todo.push_front(part.as_os_str().to_owned());
+                        }
+                    }
+                    Err(_) => at = next,
+                }
+            }
+            _ => {}
+        }
+    }
     out
 }
 
-/// Puts a control symlink back where it was.
-pub fn restore_link(path: &Path, target: &Path) -> Result<(), String> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+/// The links to keep for the control places found before the run: those
+/// that are links, and each link on the way to what they (and a `.git`
+/// file's git directory) name, inside the tree.
+pub fn links_to_keep(before: &HashSet<Found>, tree: &Path) -> Vec<KeptLink> {
+    let mut out = Vec::new();
+    for f in before {
+        out.extend(links_on_the_way(&f.path));
+        if f.path.file_name() == Some(OsStr::new(".git")) && f.link.is_none() && f.path.is_file() {
+            if let Some(dir) = super::protected::gitdir_named(&f.path) {
+                out.extend(links_on_the_way(&dir));
+            }
+        }
     }
-    std::os::unix::fs::symlink(target, path).map_err(|e| e.to_string())
+    out.retain(|l| l.path.starts_with(tree));
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out.dedup();
+    out
+}
+
+/// What became of a kept link after the run.
+pub enum Kept {
+    Intact,
+    /// Put back (what stood in its place, if anything, moved aside first).
+    Restored {
+        aside: Option<PathBuf>,
+    },
+}
+
+/// Puts `link` back if the command removed or replaced it.
+pub fn keep(link: &KeptLink) -> Result<Kept, String> {
+    if std::fs::read_link(&link.path).is_ok_and(|t| t == link.target) {
+        return Ok(Kept::Intact);
+    }
+    let parent = link.path.parent().unwrap_or(Path::new("/"));
+    if std::fs::canonicalize(parent).ok().as_deref() != Some(link.parent.as_path()) {
+        return Err(format!(
+            "its directory is gone or moved, so the link (to {}) was not put back",
+            link.target.display()
+        ));
+    }
+    let aside = if std::fs::symlink_metadata(&link.path).is_ok() {
+        Some(move_aside(&link.path)?)
+    } else {
+        None
+    };
+    std::os::unix::fs::symlink(&link.target, &link.path).map_err(|e| e.to_string())?;
+    Ok(Kept::Restored { aside })
 }
 
 /// Keeps the outermost of `paths`: moving a directory aside moves what is

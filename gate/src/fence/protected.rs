@@ -85,6 +85,93 @@ pub fn writable(tree: Option<&Path>, at: &Places, extra: &[PathBuf]) -> super::W
     }
 }
 
+/// The path a `.git` file names (`gitdir: PATH`), as written, made
+/// absolute.
+pub fn gitdir_named(dot_git: &Path) -> Option<PathBuf> {
+    let base = dot_git.parent().unwrap_or(Path::new("/"));
+    std::fs::read_to_string(dot_git)
+        .ok()
+        .and_then(|t| t.lines().next().map(str::to_string))
+        .and_then(|l| l.strip_prefix("gitdir:").map(|p| base.join(p.trim())))
+}
+
+/// The git directory a `.git` file names and the common directory that
+/// one names (`commondir`), those that exist.
+pub fn git_dirs(dot_git: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Some(dir) = gitdir_named(dot_git).and_then(|p| std::fs::canonicalize(p).ok()) else {
+        return out;
+    };
+    if let Some(common) = std::fs::read_to_string(dir.join("commondir"))
+        .ok()
+        .and_then(|t| std::fs::canonicalize(dir.join(t.trim())).ok())
+    {
+        out.push(common);
+    }
+    out.push(dir);
+    out
+}
+
+/// What a repository's own configuration names outside its git directory
+/// that git runs or reads as configuration: `core.hooksPath` and the
+/// files `include.path` and `includeIf.*.path` pull in (followed a few
+/// levels). `worktree` is where relative hook paths start.
+pub fn git_config_places(git_dir: &Path, worktree: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut files = vec![(git_dir.join("config"), 0)];
+    while let Some((file, depth)) = files.pop() {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let base = file.parent().unwrap_or(Path::new("/")).to_path_buf();
+        let mut section = String::new();
+        for line in text.lines() {
+            let line = line.trim();
+            if let Some(head) = line.strip_prefix('[') {
+                section = head
+                    .split(|c: char| c == ']' || c.is_whitespace() || c == '"')
+                    .next()
+                    .unwrap_or("")
+                    .to_ascii_lowercase();
+                continue;
+            }
+            let Some((key, value)) = line.split_once('=') else {
+                continue;
+            };
+            let key = key.trim().to_ascii_lowercase();
+            let value = value
+                .split(|c| c == '#' || c == ';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .trim_matches('"');
+            let expand = |v: &str, rel: &Path| -> Option<PathBuf> {
+                let p = if let Some(rest) = v.strip_prefix("~/") {
+                    home?.join(rest)
+                } else if v.is_empty() {
+                    return None;
+                } else {
+                    rel.join(v)
+                };
+                Some(std::fs::canonicalize(&p).unwrap_or(p))
+            };
+            match (section.as_str(), key.as_str()) {
+                ("core", "hookspath") => out.extend(expand(value, worktree)),
+                ("include" | "includeif", "path") => {
+                    if let Some(p) = expand(value, &base) {
+                        if depth < 4 {
+                            files.push((p.clone(), depth + 1));
+                        }
+                        out.push(p);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
 /// Every path to keep read-only, absolute, most of them may not exist.
 pub fn default_protected(at: &Places, extra: &[PathBuf]) -> Vec<PathBuf> {
     use bashgate_analyzer::catalog::persistence;
@@ -113,6 +200,17 @@ pub fn default_protected(at: &Places, extra: &[PathBuf]) -> Vec<PathBuf> {
     let names = control_names();
     for dir in chain(at.project_root, at.cwd) {
         out.extend(names.iter().map(|n| dir.join(n)));
+        // What the repository's configuration names elsewhere: its hooks
+        // and included configuration are git's as much as `.git` is.
+        let dot_git = dir.join(".git");
+        let git_dirs = if dot_git.is_file() {
+            git_dirs(&dot_git)
+        } else {
+            vec![dot_git]
+        };
+        for g in git_dirs.iter().filter(|g| g.is_dir()) {
+            out.extend(git_config_places(g, &dir, at.home));
+        }
     }
     if let Some(h) = at.home {
         out.extend(TABLE.home.iter().map(|rel| h.join(rel)));
@@ -178,6 +276,33 @@ mod tests {
         assert!(!got.contains(&PathBuf::from("/home/u/.vscode")));
         // Installed code is the project's work, like its source.
         assert!(!got.contains(&PathBuf::from("/home/u/proj/node_modules")));
+    }
+
+    #[test]
+    fn a_repositorys_config_names_its_hooks_and_includes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap();
+        let (wt, g) = (root.as_path(), root.join(".git"));
+        std::fs::create_dir_all(&g).unwrap();
+        std::fs::write(
+            g.join("config"),
+            "[core]\n\thooksPath = tools/hooks ; why\n[include]\n\tpath = ../shared.gitconfig\n[includeIf \"gitdir:x\"]\n  path = \"~/more\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            wt.join("shared.gitconfig"),
+            "[include]\npath = nested.inc\n",
+        )
+        .unwrap();
+        let got = git_config_places(&g, wt, Some(Path::new("/home/u")));
+        for want in [
+            wt.join("tools/hooks"),
+            wt.join("shared.gitconfig"),
+            PathBuf::from("/home/u/more"),
+            wt.join("nested.inc"),
+        ] {
+            assert!(got.contains(&want), "{want:?} not in {got:?}");
+        }
     }
 
     #[test]

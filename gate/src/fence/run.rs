@@ -122,6 +122,11 @@ fn start(
         Some(tree) => aside::list(tree, &names, false)?,
         None => Default::default(),
     };
+    let kept = spec
+        .tree
+        .as_deref()
+        .map(|t| aside::links_to_keep(&before, t))
+        .unwrap_or_default();
     let left_behind = spec.left_behind.as_ref().and_then(|p| {
         std::fs::OpenOptions::new()
             .create(true)
@@ -190,13 +195,9 @@ fn start(
     let mut aside = missing;
     aside.retain(|p| std::fs::symlink_metadata(p).is_ok());
     let mut unchecked = None;
-    let mut relink = Vec::new();
     if let Some(tree) = &spec.tree {
         match aside::list(tree, &names, true) {
-            Ok(after) => {
-                aside.extend(aside::new_since(&before, &after));
-                relink = aside::links_gone(&before, &after);
-            }
+            Ok(after) => aside.extend(aside::new_since(&before, &after)),
             Err(e) => unchecked = Some((tree, e)),
         }
     }
@@ -213,23 +214,29 @@ fn start(
             }
         }
     }
-    // A control symlink the command removed or replaced: put back, so
-    // what it pointed at (a client's settings, say) is in force again.
-    for (path, target) in relink {
-        match aside::restore_link(&path, &target) {
-            Ok(()) => tell(Notice::Restored {
-                path: &path,
-                target: &target,
-            }),
+    // A control symlink (or one on the way to what it names) the command
+    // removed or replaced: put back, so what it pointed at is in force.
+    for link in &kept {
+        match aside::keep(link) {
+            Ok(aside::Kept::Intact) => {}
+            Ok(aside::Kept::Restored { aside }) => {
+                if let Some(to) = &aside {
+                    tell(Notice::Quarantined {
+                        path: &link.path,
+                        to,
+                    });
+                }
+                tell(Notice::Restored {
+                    path: &link.path,
+                    target: &link.target,
+                });
+            }
             Err(e) => {
                 tell(Notice::NotQuarantined {
-                    path: &path,
-                    error: &format!(
-                        "the command removed this link to {} and it could not be put back: {e}",
-                        target.display()
-                    ),
+                    path: &link.path,
+                    error: &format!("the command removed or replaced this link: {e}"),
                 });
-                left.push(path);
+                left.push(link.path.clone());
             }
         }
     }
