@@ -140,7 +140,7 @@ pub fn git_config_places(git_dir: &Path, worktree: &Path, home: Option<&Path>) -
             };
             let key = key.trim().to_ascii_lowercase();
             let value = value
-                .split(|c| c == '#' || c == ';')
+                .split(['#', ';'])
                 .next()
                 .unwrap_or("")
                 .trim()
