@@ -29,16 +29,14 @@ pub struct Fencing<'a> {
 
 impl Fencing<'_> {
     fn options(&self) -> String {
-        format!(
-            "--profile {} --tree {}",
-            quote(self.profile),
-            quote(
-                &self
-                    .tree
-                    .map(|t| t.display().to_string())
-                    .unwrap_or_default()
-            )
-        )
+        match self.tree {
+            Some(t) => format!(
+                "--profile {} --tree {}",
+                quote(self.profile),
+                quote(&t.display().to_string())
+            ),
+            None => format!("--profile {} --no-tree", quote(self.profile)),
+        }
     }
 }
 

@@ -30,9 +30,20 @@ fn hook_json(s: &Sandbox, request: &Value) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// A repository: a fenced command may write in its tree.
+fn git_init(s: &Sandbox) {
+    let ok = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(s.project())
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
 #[test]
 fn allow_confined_carries_the_command_to_run_and_it_runs_fenced() {
     let s = Sandbox::with_config("[confine]\nwhen = \"always\"\n");
+    git_init(&s);
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
     let command = format!(
@@ -88,6 +99,7 @@ fn a_fenced_run_is_audited_with_its_layers() {
         return;
     }
     let s = Sandbox::with_config("[confine]\nwhen = \"always\"\n");
+    git_init(&s);
     let a = hook_json(
         &s,
         &json!({"tool_input": {"command": "make -v"}, "session_id": "au"}),

@@ -232,9 +232,13 @@ enum Command {
         cwd_file: Option<PathBuf>,
         /// The working tree the command may write in (default: the project
         /// directory, else the root of the repository the working directory
-        /// is in; empty: none, only the private temporary directory).
+        /// is in).
         #[arg(long, value_name = "DIR")]
         tree: Option<PathBuf>,
+        /// No working tree: the command may write only in its private
+        /// temporary directory.
+        #[arg(long, conflicts_with = "tree")]
+        no_tree: bool,
         /// The command, as one argument (after `--`).
         #[arg(required = true, last = true, value_name = "COMMAND")]
         command: Vec<String>,
@@ -647,12 +651,13 @@ pub fn run() -> ExitCode {
             profile,
             cwd_file,
             tree,
+            no_tree,
             command,
         } => crate::fence_cli::run(
             config_flag.as_deref(),
             profile.as_deref(),
             cwd_file,
-            tree,
+            if no_tree { Some(PathBuf::new()) } else { tree },
             &command.join(" "),
         ),
         Command::Doctor { profile, json } => crate::doctor::run(&profile, json),
