@@ -26,10 +26,26 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// The workspace root (the directory holding the top-level Cargo.toml).
+/// From the manifest directory cargo gives the running test, when it does:
+/// a build shared between two checkouts (one `CARGO_TARGET_DIR`) can carry
+/// the other checkout's compile-time path, and then build and test that
+/// checkout's binary instead of this one.
 pub fn workspace_root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ sits inside the workspace")
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        // This crate's own manifest directory, as cargo gives it at run time.
+        let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+            .map(PathBuf::from)
+            .filter(|d| {
+                std::fs::read_to_string(d.join("Cargo.toml"))
+                    .is_ok_and(|t| t.contains("name = \"bashgate-tests\""))
+            })
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+        manifest
+            .parent()
+            .expect("tests/ sits inside the workspace")
+            .to_path_buf()
+    })
 }
 
 /// Path to a freshly built `bashgate` binary, with `bashgate-hook` built

@@ -8,7 +8,8 @@
 //! other process of the namespace. Signals to this process go on to the
 //! shell; if this process dies, init is killed (PDEATHSIG).
 
-use std::ffi::CString;
+use std::collections::HashSet;
+use std::ffi::{CString, OsStr};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -113,20 +114,7 @@ fn start(
             .map_err(|e| format!("cannot open {} ({e})", file.display()))?;
         writable.files.push(file.clone());
     }
-    let names: std::collections::HashSet<&std::ffi::OsStr> = spec
-        .control_names
-        .iter()
-        .map(std::ffi::OsStr::new)
-        .collect();
-    let before = match &spec.tree {
-        Some(tree) => aside::list(tree, &names, false)?,
-        None => Default::default(),
-    };
-    let kept = spec
-        .tree
-        .as_deref()
-        .map(|t| aside::links_to_keep(&before, t))
-        .unwrap_or_default();
+    let mut watch = Watch::start(spec)?;
     let left_behind = spec.left_behind.as_ref().and_then(|p| {
         std::fs::OpenOptions::new()
             .create(true)
@@ -141,7 +129,6 @@ fn start(
         .left_behind
         .as_deref()
         .and_then(|p| Running::start(p.parent()?, spec.tree.as_deref().unwrap_or(&cwd)));
-    let mut missing = Vec::new();
     if spec.profile.namespaces {
         let (present, absent) = mounts::resolve(&spec.protect);
         let installed: std::collections::HashSet<&std::ffi::OsStr> = spec
@@ -149,7 +136,7 @@ fn start(
             .iter()
             .map(std::ffi::OsStr::new)
             .collect();
-        let mut nested = aside::to_mount(&before, &installed);
+        let mut nested = aside::to_mount(&watch.before, &installed);
         nested.retain(|p| !present.iter().any(|o| p.starts_with(o)));
         nested.sort();
         nested.dedup();
@@ -166,7 +153,7 @@ fn start(
         // again, relative paths go through them.
         std::env::set_current_dir(&cwd)
             .map_err(|e| format!("cannot re-enter {} ({e})", cwd.display()))?;
-        missing = absent;
+        watch.missing = absent;
     } else {
         report(&layers);
         // Best effort: the profile asks for seccomp only.
@@ -192,62 +179,7 @@ fn start(
     forward_signals(init);
     let mut code = wait_exit(init);
     drop(scratch);
-    let mut aside = missing;
-    aside.retain(|p| std::fs::symlink_metadata(p).is_ok());
-    let mut unchecked = None;
-    if let Some(tree) = &spec.tree {
-        match aside::list(tree, &names, true) {
-            Ok(after) => aside.extend(aside::new_since(&before, &after)),
-            Err(e) => unchecked = Some((tree, e)),
-        }
-    }
-    let mut left = Vec::new();
-    for p in aside::outermost(aside) {
-        match aside::move_aside(&p) {
-            Ok(to) => tell(Notice::Quarantined { path: &p, to: &to }),
-            Err(e) => {
-                tell(Notice::NotQuarantined {
-                    path: &p,
-                    error: &e,
-                });
-                left.push(p);
-            }
-        }
-    }
-    // A control symlink (or one on the way to what it names) the command
-    // removed or replaced: put back, so what it pointed at is in force.
-    for link in &kept {
-        match aside::keep(link) {
-            Ok(aside::Kept::Intact) => {}
-            Ok(aside::Kept::Restored { aside }) => {
-                if let Some(to) = &aside {
-                    tell(Notice::Quarantined {
-                        path: &link.path,
-                        to,
-                    });
-                }
-                tell(Notice::Restored {
-                    path: &link.path,
-                    target: &link.target,
-                });
-            }
-            Err(e) => {
-                tell(Notice::NotQuarantined {
-                    path: &link.path,
-                    error: &format!("the command removed or replaced this link: {e}"),
-                });
-                left.push(link.path.clone());
-            }
-        }
-    }
-    if let Some((tree, e)) = &unchecked {
-        // Nothing new can be ruled out: the tree itself is what is left.
-        tell(Notice::NotQuarantined {
-            path: tree,
-            error: e,
-        });
-        left.push(tree.to_path_buf());
-    }
+    let left = watch.settle(tell);
     if let Some(mut f) = left_behind.as_ref() {
         use std::io::Write;
         for p in &left {
@@ -264,6 +196,102 @@ fn start(
         tell(Notice::FailedFenced);
     }
     Ok(code)
+}
+
+/// What the run checks in the working tree once the command has ended
+/// (`aside.rs`): the control places listed before it, the links kept, and
+/// the protected paths that did not exist.
+struct Watch<'a> {
+    tree: Option<&'a Path>,
+    names: HashSet<&'a OsStr>,
+    before: HashSet<aside::Found>,
+    kept: Vec<aside::KeptLink>,
+    missing: Vec<PathBuf>,
+}
+
+impl<'a> Watch<'a> {
+    /// Lists the tree before the command starts.
+    fn start(spec: &'a RunSpec) -> Result<Watch<'a>, String> {
+        let tree = spec.tree.as_deref();
+        let names: HashSet<&OsStr> = spec.control_names.iter().map(OsStr::new).collect();
+        let before = match tree {
+            Some(t) => aside::list(t, &names, false)?,
+            None => HashSet::new(),
+        };
+        let kept = tree
+            .map(|t| aside::links_to_keep(&before, t))
+            .unwrap_or_default();
+        Ok(Watch {
+            tree,
+            names,
+            before,
+            kept,
+            missing: Vec::new(),
+        })
+    }
+
+    /// After the command: moves aside every control place that is new
+    /// (and every protected path that now exists), puts back every kept
+    /// link the command removed or replaced, and returns what could not be
+    /// settled (the tree itself when it could not be listed).
+    fn settle(self, tell: &dyn Fn(Notice)) -> Vec<PathBuf> {
+        let mut new = self.missing;
+        new.retain(|p| std::fs::symlink_metadata(p).is_ok());
+        let mut unchecked = None;
+        if let Some(tree) = self.tree {
+            match aside::list(tree, &self.names, true) {
+                Ok(after) => new.extend(aside::new_since(&self.before, &after)),
+                Err(e) => unchecked = Some((tree, e)),
+            }
+        }
+        let mut left = Vec::new();
+        for p in aside::outermost(new) {
+            match aside::move_aside(&p) {
+                Ok(to) => tell(Notice::Quarantined { path: &p, to: &to }),
+                Err(e) => {
+                    tell(Notice::NotQuarantined {
+                        path: &p,
+                        error: &e,
+                    });
+                    left.push(p);
+                }
+            }
+        }
+        // So what a control link pointed at is in force again.
+        for link in &self.kept {
+            match aside::keep(link) {
+                Ok(aside::Kept::Intact) => {}
+                Ok(aside::Kept::Restored { aside }) => {
+                    if let Some(to) = &aside {
+                        tell(Notice::Quarantined {
+                            path: &link.path,
+                            to,
+                        });
+                    }
+                    tell(Notice::Restored {
+                        path: &link.path,
+                        target: &link.target,
+                    });
+                }
+                Err(e) => {
+                    tell(Notice::NotQuarantined {
+                        path: &link.path,
+                        error: &format!("the command removed or replaced this link: {e}"),
+                    });
+                    left.push(link.path.clone());
+                }
+            }
+        }
+        if let Some((tree, e)) = unchecked {
+            // Nothing new can be ruled out: the tree itself is what is left.
+            tell(Notice::NotQuarantined {
+                path: tree,
+                error: &e,
+            });
+            left.push(tree.to_path_buf());
+        }
+        left
+    }
 }
 
 /// The note in the state directory that a run is under way
