@@ -869,6 +869,52 @@ const ESCAPES: &[Escape] = &[
         planted: |w| w.read(&w.proj.join("shared.gitconfig")).contains("fsmonitor"),
     },
     Escape {
+        name: "a nested repository's hooks directory (core.hooksPath)",
+        setup: |w| {
+            assert!(w.bash(false, "git init -q r && git -C r config core.hooksPath hk && mkdir r/hk").status.success());
+        },
+        attack: "echo 'touch \"$MARK\"' > r/hk/pre-commit && chmod +x r/hk/pre-commit",
+        planted: |w| w.proj.join("r/hk/pre-commit").exists(),
+    },
+    Escape {
+        name: "a nested repository's hooks directory that does not exist yet",
+        setup: |w| {
+            assert!(w.bash(false, "git init -q r2 && git -C r2 config core.hooksPath nothk").status.success());
+        },
+        attack: "mkdir r2/nothk && echo 'touch \"$MARK\"' > r2/nothk/pre-commit && chmod +x r2/nothk/pre-commit",
+        planted: |w| w.proj.join("r2/nothk/pre-commit").exists(),
+    },
+    Escape {
+        name: "a hooks directory set in the worktree's own config (extensions.worktreeConfig)",
+        setup: |w| {
+            assert!(w
+                .bash(false, "git config extensions.worktreeConfig true && mkdir hk2 && git config --worktree core.hooksPath hk2")
+                .status
+                .success());
+        },
+        attack: "echo 'touch \"$MARK\"' > hk2/pre-commit && chmod +x hk2/pre-commit",
+        planted: |w| w.proj.join("hk2/pre-commit").exists(),
+    },
+    Escape {
+        name: "a file an included configuration file includes in turn",
+        setup: |w| {
+            std::fs::write(w.proj.join("inc8"), "[include]\n\tpath = inc9\n").unwrap();
+            std::fs::write(w.proj.join("inc9"), "[user]\n").unwrap();
+            assert!(w.bash(false, "git config include.path ../inc8").status.success());
+        },
+        attack: "printf '[core]\\n\\tfsmonitor = evil\\n' >> inc9",
+        planted: |w| w.read(&w.proj.join("inc9")).contains("fsmonitor"),
+    },
+    Escape {
+        name: "a directory made into a bare repository around a HEAD that was there",
+        setup: |w| {
+            std::fs::create_dir_all(w.proj.join("bare1")).unwrap();
+            std::fs::write(w.proj.join("bare1/HEAD"), "ref: refs/heads/master\n").unwrap();
+        },
+        attack: "cd bare1 && mkdir objects refs && printf '[core]\\n\\tbare = true\\n\\tpager = evil\\n' > config",
+        planted: |w| w.proj.join("bare1/config").exists(),
+    },
+    Escape {
         name: "cargo's config in the home directory",
         setup: no_setup,
         attack: "mkdir -p ~/.cargo && printf '[alias]\\nb = \"run\"\\n' > ~/.cargo/config.toml",

@@ -96,7 +96,8 @@ pub fn list(tree: &Path, names: &HashSet<&OsStr>, after: bool) -> Result<HashSet
 /// in `node_modules` is the project's build output, and builds delete and
 /// rewrite it). A symlink is kept read-only where it points, and a `.git`
 /// file (a worktree's or a submodule's) at the git directory it names and
-/// that directory's common one.
+/// that directory's common one; a nested repository's hooks directory and
+/// included configuration with it (some may not exist yet).
 pub fn to_mount(before: &HashSet<Found>, installed: &HashSet<&OsStr>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for f in before {
@@ -109,8 +110,15 @@ pub fn to_mount(before: &HashSet<Found>, installed: &HashSet<&OsStr>) -> Vec<Pat
             Some(f.path.clone())
         };
         let Some(real) = real else { continue };
-        if f.path.file_name() == Some(OsStr::new(".git")) && real.is_file() {
-            out.extend(super::protected::git_dirs(&real));
+        if f.path.file_name() == Some(OsStr::new(".git")) {
+            if real.is_file() {
+                out.extend(super::protected::git_dirs(&real));
+            }
+            // A nested repository's hooks directory and included
+            // configuration, like the project's own.
+            if let Some(worktree) = f.path.parent() {
+                out.extend(super::protected::repository_places(worktree, None));
+            }
         }
         // A bare repository's HEAD: the whole repository is git's.
         if f.path.file_name() == Some(OsStr::new("HEAD")) {
@@ -125,9 +133,12 @@ pub fn to_mount(before: &HashSet<Found>, installed: &HashSet<&OsStr>) -> Vec<Pat
 }
 
 /// A directory git takes for a repository by its layout (a bare one, or
-/// one renamed from `.git`): `HEAD`, `objects` and `refs` in it.
+/// one renamed from `.git`): `HEAD`, and `objects` and `refs` or a
+/// `commondir` that names them.
 pub fn is_git_dir(dir: &Path) -> bool {
-    dir.join("HEAD").is_file() && dir.join("objects").is_dir() && dir.join("refs").is_dir()
+    dir.join("HEAD").is_file()
+        && ((dir.join("objects").is_dir() && dir.join("refs").is_dir())
+            || dir.join("commondir").is_file())
 }
 
 /// A symlink the fence keeps as it was: a control place that is a link,
@@ -244,6 +255,31 @@ pub fn outermost(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
     let all = paths.clone();
     paths.retain(|p| !all.iter().any(|o| o != p && p.starts_with(o)));
     paths
+}
+
+/// Directories that became git repositories during the run: a `HEAD` that
+/// was there before, in a directory git did not take for a repository
+/// then (`repos_before`) and does now.
+pub fn repos_made(after: &HashSet<Found>, repos_before: &HashSet<PathBuf>) -> Vec<PathBuf> {
+    after
+        .iter()
+        .filter(|f| f.path.file_name() == Some(OsStr::new("HEAD")) && f.link.is_none())
+        .filter_map(|f| f.path.parent())
+        .filter(|d| !repos_before.contains(*d) && is_git_dir(d))
+        .map(Path::to_path_buf)
+        .collect()
+}
+
+/// The directories among the control places' parents that git takes for
+/// repositories (their `HEAD`s were found).
+pub fn repos(found: &HashSet<Found>) -> HashSet<PathBuf> {
+    found
+        .iter()
+        .filter(|f| f.path.file_name() == Some(OsStr::new("HEAD")))
+        .filter_map(|f| f.path.parent())
+        .filter(|d| is_git_dir(d))
+        .map(Path::to_path_buf)
+        .collect()
 }
 
 /// What the run found after the command: control places that were not

@@ -112,6 +112,71 @@ pub fn git_dirs(dot_git: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Everything outside a repository's git directory that git runs or reads
+/// as configuration for the work tree at `worktree` (none when it has no
+/// `.git`): what its configuration files name ([`git_config_places`], which
+/// also sees includes whose condition does not hold yet), and what git
+/// itself says ([`git_says`]).
+pub fn repository_places(worktree: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let dot_git = worktree.join(".git");
+    let dirs = if dot_git.is_file() {
+        git_dirs(&dot_git)
+    } else if dot_git.is_dir() {
+        vec![dot_git]
+    } else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for g in &dirs {
+        out.extend(git_config_places(g, worktree, home));
+    }
+    out.extend(git_says(worktree));
+    out
+}
+
+/// What git itself reads for the repository at `worktree`: its hooks
+/// directory (`rev-parse --git-path hooks`, which honours `core.hooksPath`
+/// wherever it is set) and every configuration file in force (`config
+/// --list --show-origin --includes`). Git reads configuration without
+/// running anything from it; the environment is cleared so nothing the
+/// caller set (`GIT_DIR`, `GIT_CONFIG_*`) steers the answer.
+pub fn git_says(worktree: &Path) -> Vec<PathBuf> {
+    let git = |args: &[&str]| -> Option<Vec<u8>> {
+        let mut c = std::process::Command::new("git");
+        c.arg("-C").arg(worktree).args(args).env_clear();
+        for var in ["PATH", "HOME", "XDG_CONFIG_HOME"] {
+            if let Some(v) = std::env::var_os(var) {
+                c.env(var, v);
+            }
+        }
+        let out = c
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        out.status.success().then_some(out.stdout)
+    };
+    let mut out = Vec::new();
+    if let Some(hooks) = git(&["rev-parse", "--path-format=absolute", "--git-path", "hooks"]) {
+        let text = String::from_utf8_lossy(&hooks);
+        out.extend(text.lines().next().map(|l| worktree.join(l)));
+    }
+    if let Some(list) = git(&["config", "--list", "--show-origin", "--includes", "-z"]) {
+        // Records are ORIGIN NUL KEY NEWLINE VALUE NUL.
+        for (i, field) in list.split(|b| *b == 0).enumerate() {
+            if i % 2 == 0 {
+                if let Some(file) = field.strip_prefix(b"file:") {
+                    use std::os::unix::ffi::OsStrExt;
+                    out.push(worktree.join(std::ffi::OsStr::from_bytes(file)));
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// What a repository's own configuration names outside its git directory
 /// that git runs or reads as configuration: `core.hooksPath` and the
 /// files `include.path` and `includeIf.*.path` pull in (followed a few
@@ -202,15 +267,7 @@ pub fn default_protected(at: &Places, extra: &[PathBuf]) -> Vec<PathBuf> {
         out.extend(names.iter().map(|n| dir.join(n)));
         // What the repository's configuration names elsewhere: its hooks
         // and included configuration are git's as much as `.git` is.
-        let dot_git = dir.join(".git");
-        let git_dirs = if dot_git.is_file() {
-            git_dirs(&dot_git)
-        } else {
-            vec![dot_git]
-        };
-        for g in git_dirs.iter().filter(|g| g.is_dir()) {
-            out.extend(git_config_places(g, &dir, at.home));
-        }
+        out.extend(repository_places(&dir, at.home));
     }
     if let Some(h) = at.home {
         out.extend(TABLE.home.iter().map(|rel| h.join(rel)));

@@ -136,10 +136,14 @@ fn start(
             .iter()
             .map(std::ffi::OsStr::new)
             .collect();
-        let mut nested = aside::to_mount(&watch.before, &installed);
+        let (mut nested, nested_missing): (Vec<PathBuf>, Vec<PathBuf>) =
+            aside::to_mount(&watch.before, &installed)
+                .into_iter()
+                .partition(|p| std::fs::symlink_metadata(p).is_ok());
         nested.retain(|p| !present.iter().any(|o| p.starts_with(o)));
         nested.sort();
         nested.dedup();
+        watch.missing.extend(nested_missing);
         layers.read_only = present.len() + nested.len();
         layers.watched = absent.len();
         // Recorded before anything is made read-only (the audit log lives
@@ -153,7 +157,7 @@ fn start(
         // again, relative paths go through them.
         std::env::set_current_dir(&cwd)
             .map_err(|e| format!("cannot re-enter {} ({e})", cwd.display()))?;
-        watch.missing = absent;
+        watch.missing.extend(absent);
     } else {
         report(&layers);
         // Best effort: the profile asks for seccomp only.
@@ -205,6 +209,8 @@ struct Watch<'a> {
     tree: Option<&'a Path>,
     names: HashSet<&'a OsStr>,
     before: HashSet<aside::Found>,
+    /// Directories git took for repositories before the run.
+    repos: HashSet<PathBuf>,
     kept: Vec<aside::KeptLink>,
     missing: Vec<PathBuf>,
 }
@@ -224,6 +230,7 @@ impl<'a> Watch<'a> {
         Ok(Watch {
             tree,
             names,
+            repos: aside::repos(&before),
             before,
             kept,
             missing: Vec::new(),
@@ -240,7 +247,12 @@ impl<'a> Watch<'a> {
         let mut unchecked = None;
         if let Some(tree) = self.tree {
             match aside::list(tree, &self.names, true) {
-                Ok(after) => new.extend(aside::new_since(&self.before, &after)),
+                Ok(after) => {
+                    new.extend(aside::new_since(&self.before, &after));
+                    // A directory the command made into a repository
+                    // around a `HEAD` that was there is new as a whole.
+                    new.extend(aside::repos_made(&after, &self.repos));
+                }
                 Err(e) => unchecked = Some((tree, e)),
             }
         }
