@@ -162,9 +162,10 @@ pub fn left_behind_file(state_dir: &std::path::Path) -> PathBuf {
 /// gone).
 pub fn left_behind(state_dir: &std::path::Path) -> Vec<PathBuf> {
     use std::os::unix::ffi::OsStrExt;
+    // NUL-separated: a path can hold a newline, never a NUL.
     let mut out: Vec<PathBuf> = std::fs::read(left_behind_file(state_dir))
         .unwrap_or_default()
-        .split(|b| *b == b'\n')
+        .split(|b| *b == 0)
         .filter(|l| !l.is_empty())
         .map(|l| PathBuf::from(std::ffi::OsStr::from_bytes(l)))
         .filter(|p| std::fs::symlink_metadata(p).is_ok())
@@ -180,15 +181,20 @@ pub fn left_behind(state_dir: &std::path::Path) -> Vec<PathBuf> {
             else {
                 continue;
             };
+            // A note that cannot be read is itself what is left.
             let Ok(text) = std::fs::read(e.path()) else {
+                out.push(e.path());
                 continue;
             };
-            let mut lines = text.split(|b| *b == b'\n');
-            let started = String::from_utf8_lossy(lines.next().unwrap_or_default()).into_owned();
+            // The start time, a newline, then the tree to the end.
+            let (started, tree) = match text.iter().position(|b| *b == b'\n') {
+                Some(i) => (&text[..i], &text[i + 1..]),
+                None => (&text[..], &[][..]),
+            };
+            let started = String::from_utf8_lossy(started);
             if start_time(pid).is_some_and(|t| t == started) {
                 continue; // still running
             }
-            let tree = lines.next().unwrap_or_default();
             out.push(PathBuf::from(std::ffi::OsStr::from_bytes(tree)));
         }
     }

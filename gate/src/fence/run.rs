@@ -115,20 +115,28 @@ fn start(
         writable.files.push(file.clone());
     }
     let mut watch = Watch::start(spec)?;
-    let left_behind = spec.left_behind.as_ref().and_then(|p| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(p)
-            .ok()
-    });
+    // Where what cannot be settled is noted for the gate: a run that could
+    // not leave that note does not start.
+    let left_behind = match &spec.left_behind {
+        Some(p) => Some(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .map_err(|e| format!("cannot open {} ({e})", p.display()))?,
+        ),
+        None => None,
+    };
     // Until the listing after the run is done, a note says a run is under
     // way here: if this process is killed first, the gate finds the note
     // and asks (see `super::left_behind`).
-    let running = spec
-        .left_behind
-        .as_deref()
-        .and_then(|p| Running::start(p.parent()?, spec.tree.as_deref().unwrap_or(&cwd)));
+    let running = match spec.left_behind.as_deref().and_then(Path::parent) {
+        Some(state_dir) => Some(
+            Running::start(state_dir, spec.tree.as_deref().unwrap_or(&cwd))
+                .ok_or_else(|| format!("cannot note the run in {}", state_dir.display()))?,
+        ),
+        None => None,
+    };
     if spec.profile.namespaces {
         let (present, absent) = mounts::resolve(&spec.protect);
         let installed: std::collections::HashSet<&std::ffi::OsStr> = spec
@@ -184,14 +192,19 @@ fn start(
     let mut code = wait_exit(init);
     drop(scratch);
     let left = watch.settle(tell);
+    let mut noted = true;
     if let Some(mut f) = left_behind.as_ref() {
         use std::io::Write;
         for p in &left {
-            let _ = f.write_all(p.as_os_str().as_bytes());
-            let _ = f.write_all(b"\n");
+            noted &= f.write_all(p.as_os_str().as_bytes()).is_ok() && f.write_all(b"\0").is_ok();
         }
     }
-    drop(running);
+    if noted {
+        drop(running);
+    } else {
+        // The note of the run under way stays: the gate still asks.
+        std::mem::forget(running);
+    }
     let failed = !left.is_empty();
     if failed && code == 0 {
         code = LEFT_BEHIND;
