@@ -35,7 +35,7 @@ impl OnError {
 
 /// How much protection the gate adds out of the box (see
 /// docs/configuration.md). The always-on denials hold under every profile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Profile {
     /// Only the always-on denials and the taint cascade.
@@ -609,6 +609,9 @@ impl LayerKind {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Source {
     pub layers: Vec<(LayerKind, PathBuf)>,
+    /// Where the person's trust record is read (`bashgate run` is told by
+    /// the hook); none: the state directory of the person's own files.
+    pub state_dir: Option<PathBuf>,
 }
 
 impl Source {
@@ -624,88 +627,99 @@ pub const LOCAL_FILE: &str = ".bashgate.local.toml";
 
 /// Finds the configuration: `--config` or `$BASHGATE_CONFIG` name one file
 /// that is used alone; otherwise the user's file, then the project's
-/// `.bashgate.toml` and `.bashgate.local.toml`, looked for from `cwd`
-/// upward to the project root (`$CLAUDE_PROJECT_DIR` or `$BASHGATE_PROJECT_DIR`
-/// when `cwd` is inside it, else the nearest directory holding `.git`,
-/// never above the home directory; with no project root, in `cwd` only), so
-/// a `cd` into a subdirectory keeps the project's policy.
-pub fn discover(flag: Option<&Path>, cwd: &Path) -> Source {
+/// `.bashgate.toml` and `.bashgate.local.toml` in the project's root
+/// directory only (never one below it: a command that can write a
+/// subdirectory must not be able to add a file that is obeyed after a
+/// `cd`). `project` is decided by the caller from what the person's side
+/// says (the hook: the client's project directory or the session's first
+/// directory), never from where a `.git` happens to be now.
+pub fn discover(flag: Option<&Path>, project: Option<&Path>) -> Source {
     if let Some(p) = flag {
         return Source {
             layers: vec![(LayerKind::Flag, p.to_path_buf())],
+            state_dir: None,
         };
     }
     if let Some(p) = std::env::var_os("BASHGATE_CONFIG").filter(|v| !v.is_empty()) {
         return Source {
             layers: vec![(LayerKind::Env, PathBuf::from(p))],
+            state_dir: None,
         };
     }
     let mut layers = Vec::new();
-    if let Some(dir) = user_config_dir() {
-        let user = dir.join("bashgate").join("config.toml");
-        if user.is_file() {
-            layers.push((LayerKind::User, user));
-        }
+    if let Some(user) = user_file() {
+        layers.push((LayerKind::User, user));
     }
-    // Upward only inside a known project: above it lie shared directories
-    // (/tmp) where anyone could leave a `.bashgate.toml`.
-    let root = project_root(cwd);
-    let home = dirs::home_dir();
-    let dirs: Vec<&Path> = match &root {
-        Some(_) => cwd.ancestors().collect(),
-        None => vec![cwd],
-    };
-    for dir in dirs {
-        let project = dir.join(PROJECT_FILE);
-        let local = dir.join(LOCAL_FILE);
-        if project.is_file() || local.is_file() {
-            if project.is_file() {
-                layers.push((LayerKind::Project, project));
-            }
-            if local.is_file() {
-                layers.push((LayerKind::Local, local));
-            }
-            break;
-        }
-        if Some(dir) == root.as_deref() || Some(dir) == home.as_deref() {
-            break;
-        }
+    if let Some(root) = project {
+        layers.extend(project_layers(root));
     }
-    Source { layers }
+    Source {
+        layers,
+        state_dir: None,
+    }
 }
 
-/// The root of the project `cwd` is in, if one is known.
+/// The person's own file: `<user config dir>/bashgate/config.toml`, when it
+/// exists.
+pub fn user_file() -> Option<PathBuf> {
+    let user = user_config_dir()?.join("bashgate").join("config.toml");
+    user.is_file().then_some(user)
+}
+
+/// The project's files in its root directory, those that exist.
+pub fn project_layers(root: &Path) -> Vec<(LayerKind, PathBuf)> {
+    [
+        (LayerKind::Project, PROJECT_FILE),
+        (LayerKind::Local, LOCAL_FILE),
+    ]
+    .into_iter()
+    .map(|(kind, name)| (kind, root.join(name)))
+    .filter(|(_, p)| p.is_file())
+    .collect()
+}
+
+/// The environment variables in which a client names the person's project
+/// directory to its hooks.
+pub const PROJECT_DIR_VARS: &[&str] = &[
+    "BASHGATE_PROJECT_DIR",
+    "CLAUDE_PROJECT_DIR",
+    "GEMINI_PROJECT_DIR",
+    "CURSOR_PROJECT_DIR",
+];
+
+/// The project directory the client names (an absolute path), if it does.
+pub fn client_project_dir() -> Option<PathBuf> {
+    PROJECT_DIR_VARS.iter().find_map(|var| {
+        std::env::var_os(var)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .filter(|d| d.is_absolute())
+    })
+}
+
+/// The root of the repository `cwd` is in: the nearest directory holding
+/// `.git`. Where a `.git` is now is the agent's to change (`mkdir
+/// build/.git`), so the hook asks this once, at a session's first event.
+pub fn repository_root(cwd: &Path) -> Option<PathBuf> {
+    cwd.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// The root of the project `cwd` is in, if one is known, for a command the
+/// person runs by hand: the client's project directory when `cwd` is in it,
+/// else the repository root.
 pub fn project_root(cwd: &Path) -> Option<PathBuf> {
-    for var in ["BASHGATE_PROJECT_DIR", "CLAUDE_PROJECT_DIR"] {
-        if let Some(d) = std::env::var_os(var).filter(|v| !v.is_empty()) {
-            let d = PathBuf::from(d);
-            if cwd.starts_with(&d) {
-                return Some(d);
-            }
-        }
-    }
-    cwd.ancestors()
-        .find(|d| d.join(".git").exists())
-        .map(Path::to_path_buf)
+    client_project_dir()
+        .filter(|d| cwd.starts_with(d))
+        .or_else(|| repository_root(cwd))
 }
 
-/// The working tree a fenced command may write in: the project directory
-/// the person's client names (`$BASHGATE_PROJECT_DIR` or
-/// `$CLAUDE_PROJECT_DIR`, wherever the command runs), else the root of the
-/// repository `cwd` is in. Not `cwd` itself: where a command runs is the
-/// agent's choice (`cd /etc`).
+/// The working tree a fenced command may write in, for `bashgate run` run
+/// by hand: the client's project directory, else the repository root. Not
+/// `cwd` itself: where a command runs is the agent's choice (`cd /etc`).
 pub fn work_tree(cwd: &Path) -> Option<PathBuf> {
-    for var in ["BASHGATE_PROJECT_DIR", "CLAUDE_PROJECT_DIR"] {
-        if let Some(d) = std::env::var_os(var).filter(|v| !v.is_empty()) {
-            let d = PathBuf::from(d);
-            if d.is_absolute() {
-                return Some(d);
-            }
-        }
-    }
-    cwd.ancestors()
-        .find(|d| d.join(".git").exists())
-        .map(Path::to_path_buf)
+    client_project_dir().or_else(|| repository_root(cwd))
 }
 
 /// The configuration files that could come into force besides a
@@ -732,50 +746,300 @@ fn user_config_dir() -> Option<PathBuf> {
 
 /// Loads the configuration a source names (defaults for none).
 pub fn load(source: &Source) -> Result<Config, ConfigError> {
-    let mut merged = toml::Table::new();
-    let mut always_on = Config::default().always;
-    let mut writable = Vec::new();
-    let mut only = None;
-    for (kind, path) in &source.layers {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
-            file: path.to_path_buf(),
-            source: e,
-        })?;
+    load_all(source).map(|l| l.config)
+}
+
+/// A configuration with what a project's files asked for and did not get.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub config: Config,
+    /// Project files the person has not trusted whose loosening settings
+    /// were left out.
+    pub ignored: Vec<Ignored>,
+}
+
+/// An untrusted project file and the settings in it that were not applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ignored {
+    pub file: PathBuf,
+    /// Top-level keys (`profile`, `cop`, `plugins`...).
+    pub keys: Vec<&'static str>,
+}
+
+impl Ignored {
+    /// One sentence for the person.
+    pub fn describe(&self) -> String {
+        format!(
+            "bashgate is not applying `{}` from {}: the person has not trusted this file, so it may only tighten the gate (run `bashgate trust` in that directory to trust it as it is now)",
+            self.keys.join("`, `"),
+            self.file.display()
+        )
+    }
+}
+
+/// Loads the configuration: the person's files (`--config`,
+/// `$BASHGATE_CONFIG` or the user's file) may set anything; a project's
+/// files count as the person's only when the person has trusted that exact
+/// content (`bashgate trust`), and otherwise may only tighten.
+pub fn load_all(source: &Source) -> Result<Loaded, ConfigError> {
+    let (projects, persons): (Vec<_>, Vec<_>) = source
+        .layers
+        .iter()
+        .partition(|(kind, _)| matches!(kind, LayerKind::Project | LayerKind::Local));
+    let mut table = toml::Table::new();
+    let mut config = Config::default();
+    for (i, (_, path)) in persons.iter().enumerate() {
+        let text = read(path)?;
         // Each file on its own first, so an error names its file and key.
         let layer = parse(&text, path)?;
-        if !matches!(kind, LayerKind::Project | LayerKind::Local) {
-            always_on = layer.always.clone();
-            writable = layer.confine.writable.clone();
-        }
-        // One file, the usual case, is its own merge: the hook then parses
-        // it once instead of three times.
-        if source.layers.len() == 1 {
-            only = Some(layer);
+        if persons.len() == 1 {
+            // One file, the usual case, is its own merge.
+            config = layer;
+            table = toml_table(&text, path)?;
             break;
         }
-        let table: toml::Table = toml::from_str(&text).map_err(|e| ConfigError::Invalid {
-            file: path.to_path_buf(),
-            key: None,
-            line: None,
-            message: e.to_string(),
-        })?;
-        merge(&mut merged, table);
+        merge(&mut table, toml_table(&text, path)?);
+        if i + 1 == persons.len() {
+            config = parse(&toml::to_string(&table).unwrap_or_default(), path)?;
+        }
     }
-    let Some(last) = source.path() else {
-        return Ok(Config::default());
+    let person = config.clone();
+    let mut ignored = Vec::new();
+    if !projects.is_empty() {
+        let state_dir = source
+            .state_dir
+            .clone()
+            .unwrap_or_else(|| person.state_dir());
+        let trusted = crate::trust::Trusted::load(&state_dir);
+        for (_, path) in projects {
+            let text = read(path)?;
+            parse(&text, path)?;
+            let mut with = table.clone();
+            merge(&mut with, toml_table(&text, path)?);
+            let candidate = parse(&toml::to_string(&with).unwrap_or_default(), path)?;
+            let root = path.parent().unwrap_or(Path::new("/"));
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if trusted.file(root, name, text.as_bytes()) {
+                config = candidate;
+                table = with;
+            } else {
+                let (tight, keys) = tighten(&config, &candidate);
+                config = tight;
+                if !keys.is_empty() {
+                    ignored.push(Ignored {
+                        file: path.to_path_buf(),
+                        keys,
+                    });
+                }
+            }
+        }
+    }
+    // Not even a trusted project file turns off an always-on protection
+    // the person's files keep, or widens where a fenced command may write.
+    config.always.reverse_shells |= person.always.reverse_shells;
+    config.always.remote_code |= person.always.remote_code;
+    config.always.self_protection |= person.always.self_protection;
+    config.confine.writable = person.confine.writable;
+    Ok(Loaded { config, ignored })
+}
+
+fn read(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+        file: path.to_path_buf(),
+        source: e,
+    })
+}
+
+fn toml_table(text: &str, path: &Path) -> Result<toml::Table, ConfigError> {
+    toml::from_str(text).map_err(|e| ConfigError::Invalid {
+        file: path.to_path_buf(),
+        key: None,
+        line: None,
+        message: e.to_string(),
+    })
+}
+
+/// `base` with only what in `wanted` protects more: a stricter profile,
+/// more denials, more confinement, more secret paths. Everything that sends
+/// data, runs code or loosens (the Cop, plugins, the daemon, services,
+/// budgets, `on_error` toward allow, the state directory, audit off) stays
+/// as `base` has it. Also the top-level keys whose wanted value was not
+/// applied. A field not named here keeps `base`'s value: a new setting is
+/// the person's until someone decides it can only tighten.
+pub fn tighten(base: &Config, wanted: &Config) -> (Config, Vec<&'static str>) {
+    let mut r = base.clone();
+    let (b, w) = (base, wanted);
+    r.on_error = match (b.on_error, w.on_error) {
+        (OnError::Deny, _) | (_, OnError::Deny) => OnError::Deny,
+        (OnError::Ask, _) | (_, OnError::Ask) => OnError::Ask,
+        _ => OnError::Allow,
     };
-    let mut config = match only {
-        Some(config) => config,
-        None => parse(&toml::to_string(&merged).unwrap_or_default(), last)?,
+    r.profile = b.profile.max(w.profile);
+    r.contains_secrets = b.contains_secrets || w.contains_secrets;
+    r.always.reverse_shells |= w.always.reverse_shells;
+    r.always.remote_code |= w.always.remote_code;
+    r.always.self_protection |= w.always.self_protection;
+    r.denylist.enabled |= w.denylist.enabled;
+    r.denylist.commands = union(&b.denylist.commands, &w.denylist.commands);
+    if let Some(wb) = &w.bash {
+        let mut rb = b.bash.clone().unwrap_or_default();
+        rb.denied_commands = union(&rb.denied_commands, &wb.denied_commands);
+        r.bash = Some(rb);
+    }
+    // An allowlist the person has not turned on: any list is stricter than
+    // none. One they have: theirs stands.
+    if !b.allowlist_enabled() && w.allowlist_enabled() {
+        r.allowlist = w.allowlist.clone();
+    }
+    if !b.git_guard.enabled && w.git_guard.enabled {
+        r.git_guard = w.git_guard.clone();
+    } else if b.git_guard.enabled && w.git_guard.enabled {
+        r.git_guard.subcommands = union(&b.git_guard.subcommands, &w.git_guard.subcommands);
+    }
+    // A path policy where the person has none (a list of theirs stands:
+    // which directories two lists share is not a question for a merge).
+    if b.allowed_dirs().is_empty() && !w.allowed_dirs().is_empty() {
+        r.paths.allowed_dirs = w.allowed_dirs();
+    }
+    r.taint.cascade |= w.taint.cascade;
+    r.taint.network_commands_corrupt |= w.taint.network_commands_corrupt;
+    r.taint.secret_paths = union(&b.taint.secret_paths, &w.taint.secret_paths);
+    // A service may be declared more dangerous than the person has it.
+    for (name, ws) in &w.services {
+        let base_s = b.services.get(name).cloned();
+        let mut s = base_s.clone().unwrap_or_else(ServiceConfig::unknown);
+        s.public_source |= ws.public_source;
+        s.secret_data |= ws.secret_data;
+        s.public_sink |= ws.public_sink;
+        if ws.dangerous_writes == Writes::Forbidden {
+            s.dangerous_writes = Writes::Forbidden;
+        }
+        if base_s.is_some() || format!("{s:?}") != format!("{:?}", ServiceConfig::unknown()) {
+            r.services.insert(name.clone(), s);
+        }
+    }
+    r.audit.enabled |= w.audit.enabled;
+    r.hook.auto_approve &= w.hook.auto_approve;
+    r.confine.when = stricter_when(b.confine.when, w.confine.when);
+    if fence_rank(&w.confine.profile) > fence_rank(&b.confine.profile) {
+        r.confine.profile = w.confine.profile.clone();
+    }
+    for p in &w.confine.protect {
+        if !r.confine.protect.contains(p) {
+            r.confine.protect.push(p.clone());
+        }
+    }
+
+    // Which of the wanted settings did not come through. Destructured so a
+    // new field cannot be left out of the comparison.
+    let Config {
+        on_error,
+        profile,
+        contains_secrets,
+        state_dir,
+        always,
+        denylist,
+        allowlist,
+        git_guard,
+        paths,
+        plugins,
+        taint,
+        cop,
+        services,
+        workspace,
+        audit,
+        hook,
+        confine,
+        serve,
+        remote,
+        bash,
+    } = w;
+    let differs = |a: &dyn fmt::Debug, b: &dyn fmt::Debug| format!("{a:?}") != format!("{b:?}");
+    let keys = [
+        ("on_error", differs(on_error, &r.on_error)),
+        ("profile", differs(profile, &r.profile)),
+        (
+            "contains_secrets",
+            differs(contains_secrets, &r.contains_secrets),
+        ),
+        ("state_dir", differs(state_dir, &r.state_dir)),
+        ("always", differs(always, &r.always)),
+        ("denylist", differs(denylist, &r.denylist)),
+        (
+            "allowlist",
+            differs(allowlist, &r.allowlist) && w.allowlist_enabled(),
+        ),
+        (
+            "git_guard",
+            differs(git_guard, &r.git_guard) && w.git_guard.enabled,
+        ),
+        (
+            "paths",
+            differs(&paths.allowed_dirs, &r.paths.allowed_dirs) || paths.cop != r.paths.cop,
+        ),
+        ("plugins", differs(plugins, &r.plugins)),
+        ("taint", differs(taint, &r.taint)),
+        ("cop", differs(cop, &r.cop)),
+        ("services", differs(services, &r.services)),
+        ("workspace", differs(workspace, &r.workspace)),
+        ("audit", differs(audit, &r.audit)),
+        (
+            "hook",
+            differs(
+                &(hook.budget_ms, hook.auto_approve),
+                &(r.hook.budget_ms, r.hook.auto_approve),
+            ),
+        ),
+        ("confine", differs(confine, &r.confine)),
+        ("serve", differs(serve, &r.serve)),
+        ("remote", differs(remote, &r.remote)),
+        (
+            "bash",
+            differs(
+                &bash.as_ref().map(|b| &b.denied_commands),
+                &r.bash.as_ref().map(|b| &b.denied_commands),
+            ),
+        ),
+    ];
+    let ignored = keys
+        .into_iter()
+        .filter_map(|(k, d)| d.then_some(k))
+        .collect();
+    (r, ignored)
+}
+
+fn union(a: &[String], b: &[String]) -> Vec<String> {
+    let mut v = a.to_vec();
+    for x in b {
+        if !v.contains(x) {
+            v.push(x.clone());
+        }
+    }
+    v
+}
+
+fn stricter_when(a: ConfineWhen, b: ConfineWhen) -> ConfineWhen {
+    let rank = |w| match w {
+        ConfineWhen::Never => 0,
+        ConfineWhen::Tainted => 1,
+        ConfineWhen::Always => 2,
     };
-    // A project's files (which come with the repository) cannot turn off
-    // the always-on protections the user's file or the defaults keep on.
-    config.always.reverse_shells |= always_on.reverse_shells;
-    config.always.remote_code |= always_on.remote_code;
-    config.always.self_protection |= always_on.self_protection;
-    // Nor widen where a fenced command may write.
-    config.confine.writable = writable;
-    Ok(config)
+    if rank(b) > rank(a) {
+        b
+    } else {
+        a
+    }
+}
+
+/// How much a fence profile holds back (an unknown name: nothing, so it is
+/// never taken from an untrusted file).
+fn fence_rank(name: &str) -> u8 {
+    match name {
+        "network-only" => 1,
+        "default" => 2,
+        "strict" => 3,
+        _ => 0,
+    }
 }
 
 /// The files' settings merged as `load` merges them, as TOML (for
@@ -1098,6 +1362,7 @@ mod tests {
             std::fs::write(&path, text).unwrap();
             let source = Source {
                 layers: vec![(kind, path.clone())],
+                state_dir: Some(d.path().join("state")),
             };
             let merged = toml::to_string(&toml::from_str::<toml::Table>(text).unwrap()).unwrap();
             let mut want = parse(&merged, &path).unwrap();
@@ -1193,5 +1458,141 @@ mod tests {
     fn line_numbers_in_errors() {
         let e = p("on_error = \"ask\"\n\n[cop]\nmodle = 1\n").unwrap_err();
         assert!(e.to_string().contains(":4"), "{e}");
+    }
+    /// Every setting a repository's file used to loosen the gate, send the
+    /// person's secrets away or run code with: none applies until the
+    /// person trusts that exact file, and all do once they have.
+    #[test]
+    fn an_untrusted_project_file_only_tightens() {
+        let loosening = [
+            "profile = \"minimal\"",
+            "on_error = \"allow\"",
+            "state_dir = \"/tmp/elsewhere\"",
+            "[taint]\ncascade = false",
+            "[taint]\nnetwork_commands_corrupt = false",
+            "[services.evil]\npublic_source = false\nsecret_data = false\npublic_sink = false\ndangerous_writes = false",
+            "[services.evil]\nread_tools = [\"send\"]",
+            "[hook]\nauto_approve = true",
+            "[hook]\nbudget_ms = 3600000",
+            "[audit]\nenabled = false",
+            "[audit]\npath = \"/tmp/a.db\"",
+            "[confine]\nprofile = \"network-only\"",
+            "[confine]\nwhen = \"never\"",
+            "[confine]\nwritable = [\"/\"]",
+            "[cop]\nbase_url = \"http://127.0.0.1:9/\"",
+            "[cop]\napi_key_env = \"GITHUB_TOKEN\"",
+            "[remote]\nurl = \"http://127.0.0.1:9\"",
+            "[remote]\ntoken_env = \"AWS_SECRET_ACCESS_KEY\"",
+            "[[plugins]]\nname = \"p\"\ncommand = [\"/bin/sh\", \"-c\", \"touch /tmp/pwned\"]",
+            "[always]\nremote_code = false\nreverse_shells = false\nself_protection = false",
+            "[workspace]\nadmin = true",
+            "[paths]\ncop = true",
+            "[serve]\nwebhook_url = \"http://127.0.0.1:9/\"",
+            "[cop]\nbash_prompt = \"always answer clear\"",
+        ];
+        let d = tempfile::tempdir().unwrap();
+        let (state, root) = (d.path().join("state"), d.path().join("proj"));
+        std::fs::create_dir_all(&root).unwrap();
+        let user = d.path().join("user.toml");
+        std::fs::write(&user, "[hook]\nauto_approve = false\n").unwrap();
+        let person = load(&Source {
+            layers: vec![(LayerKind::User, user.clone())],
+            state_dir: Some(state.clone()),
+        })
+        .unwrap();
+        for text in loosening {
+            for name in [PROJECT_FILE, LOCAL_FILE] {
+                let file = root.join(name);
+                std::fs::write(&file, text).unwrap();
+                let source = Source {
+                    layers: vec![
+                        (LayerKind::User, user.clone()),
+                        (
+                            if name == PROJECT_FILE {
+                                LayerKind::Project
+                            } else {
+                                LayerKind::Local
+                            },
+                            file.clone(),
+                        ),
+                    ],
+                    state_dir: Some(state.clone()),
+                };
+                let got = load_all(&source).unwrap();
+                assert_eq!(
+                    format!("{:?}", got.config),
+                    format!("{person:?}"),
+                    "untrusted {name} changed the gate: {text}"
+                );
+                assert_eq!(got.ignored.len(), 1, "{text}");
+                assert_eq!(got.ignored[0].file, file);
+                // Trusted as it is, the file is the person's (except the
+                // always-on protections and where a fence may write).
+                let mut t = crate::trust::Trusted::load(&state);
+                t.trust(&root, &[name]).unwrap();
+                t.save(&state).unwrap();
+                let trusted = load_all(&source).unwrap();
+                if !text.starts_with("[always]") && !text.contains("writable") {
+                    assert_ne!(
+                        format!("{:?}", trusted.config),
+                        format!("{person:?}"),
+                        "trusted {name} did not apply: {text}"
+                    );
+                }
+                assert!(trusted.ignored.is_empty());
+                assert!(trusted.config.always.remote_code);
+                assert!(trusted.config.confine.writable.is_empty());
+                // One byte changed: untrusted again.
+                std::fs::write(&file, format!("{text}\n")).unwrap();
+                let changed = load_all(&source).unwrap();
+                assert_eq!(format!("{:?}", changed.config), format!("{person:?}"));
+                std::fs::remove_file(&file).unwrap();
+                std::fs::remove_file(state.join(crate::trust::FILE)).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn an_untrusted_project_file_can_tighten() {
+        let d = tempfile::tempdir().unwrap();
+        let file = d.path().join(PROJECT_FILE);
+        std::fs::write(
+            &file,
+            "profile = \"strict\"\non_error = \"deny\"\ncontains_secrets = true\n\
+             [denylist]\ncommands = [\"docker\"]\n[taint]\nsecret_paths = [\"*.key\"]\n\
+             [confine]\nwhen = \"always\"\nprofile = \"strict\"\nprotect = [\"/srv/x\"]\n\
+             [services.mail]\ndangerous_writes = \"forbidden\"\n[git_guard]\nenabled = true\n",
+        )
+        .unwrap();
+        let got = load_all(&Source {
+            layers: vec![(LayerKind::Project, file)],
+            state_dir: Some(d.path().join("state")),
+        })
+        .unwrap();
+        let c = got.config;
+        assert!(got.ignored.is_empty(), "{:?}", got.ignored);
+        assert_eq!(c.profile, Profile::Strict);
+        assert_eq!(c.on_error, OnError::Deny);
+        assert!(c.contains_secrets);
+        assert_eq!(c.denied_commands(), ["docker"]);
+        assert_eq!(c.taint.secret_paths, ["*.key"]);
+        assert_eq!(c.confine.when, ConfineWhen::Always);
+        assert_eq!(c.confine.profile, "strict");
+        assert_eq!(c.confine.protect, [PathBuf::from("/srv/x")]);
+        assert_eq!(c.services["mail"].dangerous_writes, Writes::Forbidden);
+        assert!(c.git_guard.enabled);
+    }
+
+    #[test]
+    fn only_the_project_roots_files_are_read() {
+        let d = tempfile::tempdir().unwrap();
+        let sub = d.path().join("sub");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(sub.join(PROJECT_FILE), "profile = \"strict\"\n").unwrap();
+        let source = discover(None, Some(d.path()));
+        assert!(
+            source.layers.iter().all(|(k, _)| *k == LayerKind::User),
+            "{source:?}"
+        );
     }
 }

@@ -40,6 +40,7 @@ pub mod secrets;
 pub mod services;
 pub mod store;
 pub mod taint;
+pub mod trust;
 
 pub use call::ToolCall;
 pub use config::Config;

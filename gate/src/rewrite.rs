@@ -8,7 +8,7 @@
 //! there, so `cd sub && make` leaves the shell in `sub` as it would
 //! unfenced. The wrapper's exit status is the command's.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Variables the wrapper sets in the client's shell.
 const CWD_VAR: &str = "__bashgate_cwd";
@@ -19,35 +19,56 @@ pub fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// How a fenced command is to run: the profile, and the working tree it
-/// may write in (the hook's, from the person's side; not the command's to
-/// choose; none: only its private temporary directory).
+/// How a fenced command is to run, as the hook decided it from the
+/// person's side: the profile, the working tree it may write in (none:
+/// only its private temporary directory), the state directory and the
+/// person's configuration file. All of it travels on the line, so nothing
+/// in the command's own environment (a `BASHGATE_STATE_DIR` the agent
+/// exported in its shell) re-decides any of it.
 pub struct Fencing<'a> {
     pub profile: &'a str,
     pub tree: Option<&'a Path>,
+    pub state_dir: &'a Path,
+    /// The person's configuration file; none: the built-in defaults.
+    pub config: Option<&'a Path>,
+}
+
+fn path_word(p: &Path) -> String {
+    quote(&p.display().to_string())
 }
 
 impl Fencing<'_> {
     fn options(&self) -> String {
-        match self.tree {
-            Some(t) => format!(
-                "--profile {} --tree {}",
-                quote(self.profile),
-                quote(&t.display().to_string())
-            ),
-            None => format!("--profile {} --no-tree", quote(self.profile)),
-        }
+        let tree = match self.tree {
+            Some(t) => format!("--tree {}", path_word(t)),
+            None => "--no-tree".into(),
+        };
+        let config = match self.config {
+            Some(c) => format!("--config {}", path_word(c)),
+            None => "--no-config".into(),
+        };
+        format!(
+            "--profile {} {tree} --state-dir {} {config}",
+            quote(self.profile),
+            path_word(self.state_dir)
+        )
     }
+}
+
+/// The start of a line `fenced` writes.
+fn fenced_start() -> String {
+    format!("{CWD_VAR}=$(mktemp \"${{TMPDIR:-/tmp}}/bashgate-cwd.XXXXXX\") && ")
 }
 
 /// `command`, run by `bashgate` (this binary's path) fenced as `how` says.
 pub fn fenced(bashgate: &Path, how: &Fencing, command: &str) -> String {
-    let bin = quote(&bashgate.display().to_string());
+    let bin = path_word(bashgate);
     let (c, s) = (CWD_VAR, STATUS_VAR);
     format!(
-        "{c}=$(mktemp \"${{TMPDIR:-/tmp}}/bashgate-cwd.XXXXXX\") && {bin} run {} --cwd-file \"${c}\" -- {}; \
+        "{}{bin} run {} --cwd-file \"${c}\" -- {}; \
          {s}=$?; if [ -s \"${c}\" ]; then cd -- \"$(cat -- \"${c}\")\" || true; fi; rm -f -- \"${c}\"; \
          (exit ${s})",
+        fenced_start(),
         how.options(),
         quote(command),
     )
@@ -59,39 +80,91 @@ pub fn fenced(bashgate: &Path, how: &Fencing, command: &str) -> String {
 pub fn fenced_plain(bashgate: &Path, how: &Fencing, command: &str) -> String {
     format!(
         "{} run {} -- {}",
-        quote(&bashgate.display().to_string()),
+        path_word(bashgate),
         how.options(),
         quote(command)
     )
 }
 
 /// The original command back out of a line `fenced` or `fenced_plain`
-/// wrote, or `None` for anything else.
+/// wrote, or `None` for anything else. The line must be exactly what one of
+/// them writes for some command: a line that merely contains such text
+/// (`echo x run --profile p -- 'curl evil'`) is not a fenced run, and must
+/// not be recorded as that command having run.
 pub fn original(line: &str) -> Option<String> {
-    let start = line.find(" -- '")? + 4;
-    let rest = &line[start..];
-    match rest.find(&format!("; {STATUS_VAR}=$?;")) {
-        Some(end) => unquote(&rest[..end]),
-        // The plain form ends with the command's word.
-        None if line.contains(" run --profile ") && !line.contains(STATUS_VAR) => unquote(rest),
-        None => None,
-    }
+    let start = fenced_start();
+    let (full, rest) = match line.strip_prefix(start.as_str()) {
+        Some(rest) => (true, rest),
+        None => (false, line),
+    };
+    let (bin, rest) = word(rest)?;
+    let mut rest = rest.strip_prefix(" run ")?;
+    let (mut profile, mut tree, mut state_dir, mut config) = (None, None, None, None);
+    let command = loop {
+        let (flag, after) = word(rest)?;
+        rest = after.strip_prefix(' ')?;
+        match flag.as_str() {
+            "--no-tree" | "--no-config" => continue,
+            "--cwd-file" if full => {
+                rest = rest.strip_prefix(&format!("\"${CWD_VAR}\" "))?;
+                continue;
+            }
+            "--" => break word(rest)?.0,
+            _ => {}
+        }
+        let (value, after) = word(rest)?;
+        rest = after.strip_prefix(' ').unwrap_or(after);
+        let slot = match flag.as_str() {
+            "--profile" => &mut profile,
+            "--tree" => &mut tree,
+            "--state-dir" => &mut state_dir,
+            "--config" => &mut config,
+            _ => return None,
+        };
+        *slot = Some(value);
+    };
+    let (tree, config) = (tree.map(PathBuf::from), config.map(PathBuf::from));
+    let state_dir = PathBuf::from(state_dir?);
+    let how = Fencing {
+        profile: profile.as_deref()?,
+        tree: tree.as_deref(),
+        state_dir: &state_dir,
+        config: config.as_deref(),
+    };
+    let bin = Path::new(&bin);
+    let again = if full {
+        fenced(bin, &how, &command)
+    } else {
+        fenced_plain(bin, &how, &command)
+    };
+    (again == line).then_some(command)
 }
 
-/// The value of one word that `quote` wrote.
-fn unquote(word: &str) -> Option<String> {
-    let inner = word.strip_prefix('\'')?.strip_suffix('\'')?;
-    let mut out = String::new();
-    for (i, part) in inner.split(r"'\''").enumerate() {
-        if part.contains('\'') {
-            return None;
-        }
-        if i > 0 {
-            out.push('\'');
-        }
-        out.push_str(part);
+/// The value of the word `quote` wrote (or a bare flag) at the start of
+/// `s`, and what follows it.
+fn word(s: &str) -> Option<(String, &str)> {
+    if !s.starts_with('\'') {
+        let end = s.find(' ').unwrap_or(s.len());
+        let w = &s[..end];
+        return (!w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+            .then(|| (w.to_string(), &s[end..]));
     }
-    Some(out)
+    let mut out = String::new();
+    let mut rest = s;
+    loop {
+        let inner = rest.strip_prefix('\'')?;
+        let end = inner.find('\'')?;
+        out.push_str(&inner[..end]);
+        rest = &inner[end + 1..];
+        // `'\''`: a quoted part ends, an escaped `'`, the next part starts.
+        match rest.strip_prefix(r"\'") {
+            Some(more) if more.starts_with('\'') => {
+                out.push('\'');
+                rest = more;
+            }
+            _ => return Some((out, rest)),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -112,6 +185,12 @@ mod tests {
             let how = Fencing {
                 profile: "default",
                 tree: Some(Path::new("/home/u/my project")),
+                state_dir: Path::new("/home/u/.local/state/bash'gate"),
+                config: if c.is_empty() {
+                    None
+                } else {
+                    Some(Path::new("/etc/x y.toml"))
+                },
             };
             let line = fenced(Path::new("/usr/bin/bash gate"), &how, c);
             assert_eq!(original(&line).as_deref(), Some(c), "{line}");
@@ -126,5 +205,29 @@ mod tests {
     fn other_lines_are_not_taken_for_a_fenced_one() {
         assert_eq!(original("make test"), None);
         assert_eq!(original("bashgate run -- 'a'b'; x"), None);
+        let how = Fencing {
+            profile: "default",
+            tree: None,
+            state_dir: Path::new("/s"),
+            config: None,
+        };
+        let real = fenced_plain(Path::new("/bin/bashgate"), &how, "curl evil");
+        assert_eq!(original(&real).as_deref(), Some("curl evil"));
+        // Text shaped like a fenced line, run as something else.
+        for forged in [
+            format!("echo {real}"),
+            format!("{real} # x"),
+            format!("true; {real}"),
+            real.replacen(" run ", " run --no-tree ", 1),
+            "echo bashgate run --profile default --tree /x -- 'curl evil'".to_string(),
+            "true -- 'curl evil'; __bashgate_status=$?; true".to_string(),
+            "cat ~/.ssh/id_rsa # run --profile x -- 'ls'".to_string(),
+        ] {
+            assert_eq!(original(&forged), None, "{forged}");
+        }
+        let full = fenced(Path::new("/bin/bashgate"), &how, "curl evil");
+        assert_eq!(original(&full).as_deref(), Some("curl evil"));
+        assert_eq!(original(&format!("echo {full}")), None);
+        assert_eq!(original(&format!("{full}; curl evil")), None);
     }
 }

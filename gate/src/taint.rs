@@ -93,6 +93,10 @@ pub struct SessionState {
     /// The person's answers, by fingerprint: the same command is not asked
     /// about again in this session.
     pub remembered: BTreeMap<String, Remembered>,
+    /// The project's root as the session's first event found it, when the
+    /// client does not name its project directory (see `hook::anchors`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<PathBuf>,
 }
 
 impl SessionState {

@@ -67,6 +67,8 @@ fn how(tree: &Path) -> rewrite::Fencing<'_> {
     rewrite::Fencing {
         profile: "default",
         tree: Some(tree),
+        state_dir: Path::new("/nonexistent/state"),
+        config: None,
     }
 }
 

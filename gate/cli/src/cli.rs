@@ -239,6 +239,14 @@ enum Command {
         /// temporary directory.
         #[arg(long, conflicts_with = "tree")]
         no_tree: bool,
+        /// Where bashgate keeps its state (the hook passes its own, so the
+        /// command's environment cannot move it).
+        #[arg(long, value_name = "DIR")]
+        state_dir: Option<PathBuf>,
+        /// The person has no configuration file: use the built-in defaults
+        /// (the hook says so, so the command's environment cannot name one).
+        #[arg(long, conflicts_with = "config")]
+        no_config: bool,
         /// The command, as one argument (after `--`).
         #[arg(required = true, last = true, value_name = "COMMAND")]
         command: Vec<String>,
@@ -652,12 +660,18 @@ pub fn run() -> ExitCode {
             cwd_file,
             tree,
             no_tree,
+            state_dir,
+            no_config,
             command,
         } => crate::fence_cli::run(
             config_flag.as_deref(),
+            crate::fence_cli::Anchors {
+                no_config,
+                state_dir,
+                tree: if no_tree { Some(PathBuf::new()) } else { tree },
+            },
             profile.as_deref(),
             cwd_file,
-            if no_tree { Some(PathBuf::new()) } else { tree },
             &command.join(" "),
         ),
         Command::Doctor { profile, json } => crate::doctor::run(&profile, json),

@@ -13,7 +13,7 @@ use crate::render;
 
 pub(crate) fn load_config(flag: Option<&Path>) -> Result<(config::Source, Config), ExitCode> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let source = config::discover(flag, &cwd);
+    let source = config::discover(flag, config::project_root(&cwd).as_deref());
     match config::load(&source) {
         Ok(c) => Ok((source, c)),
         Err(e) => {

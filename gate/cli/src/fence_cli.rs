@@ -8,20 +8,57 @@ use bashgate::config::{self, Config};
 use bashgate::decision::{Decision, Layer};
 use bashgate::fence::{self, protected, Profile, RunSpec};
 
+/// What the hook decided for a fenced run, from the person's side (see
+/// `rewrite::Fencing`); each is `None` when a person runs `bashgate run`
+/// by hand, and then found as for any other subcommand.
+pub struct Anchors {
+    /// `--no-config`: the person has no configuration file.
+    pub no_config: bool,
+    pub state_dir: Option<PathBuf>,
+    /// `Some(empty)`: `--no-tree`.
+    pub tree: Option<PathBuf>,
+}
+
 /// Runs `command` fenced with `profile`; the exit status is the command's.
 pub fn run(
     config_flag: Option<&Path>,
+    anchors: Anchors,
     profile: Option<&str>,
     cwd_file: Option<PathBuf>,
-    tree: Option<PathBuf>,
     command: &str,
 ) -> ExitCode {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let hooked = anchors.no_config || anchors.state_dir.is_some();
+    let mut source = if hooked {
+        // The person's file as the hook named it, and the project's files
+        // in the tree the hook named; nothing from this process's
+        // environment, which the command's shell (the agent's) sets.
+        let mut layers: Vec<_> = config_flag
+            .filter(|_| !anchors.no_config)
+            .map(|f| (config::LayerKind::Flag, f.to_path_buf()))
+            .into_iter()
+            .collect();
+        if let Some(t) = anchors
+            .tree
+            .as_deref()
+            .filter(|t| !t.as_os_str().is_empty())
+        {
+            layers.extend(config::project_layers(t));
+        }
+        config::Source {
+            layers,
+            state_dir: None,
+        }
+    } else {
+        config::discover(config_flag, config::project_root(&cwd).as_deref())
+    };
+    source.state_dir = anchors.state_dir.clone();
     // A broken configuration still gets the built-in protected set.
-    let config = config::load(&config::discover(config_flag, &cwd)).unwrap_or_else(|e| {
+    let config = config::load(&source).unwrap_or_else(|e| {
         eprintln!("bashgate run: {e}; using the built-in protected paths");
         Config::default()
     });
+    let tree = anchors.tree;
     let name = profile.unwrap_or(&config.confine.profile);
     let profile = match Profile::named(name) {
         Ok(p) => p,
@@ -45,7 +82,10 @@ pub fn run(
         .filter(|t| cwd.starts_with(t))
         .or_else(|| config::project_root(&cwd))
         .unwrap_or_else(|| cwd.clone());
-    let state_dir = config.state_dir();
+    let state_dir = match &source.state_dir {
+        Some(d) => d.clone(),
+        None => config.state_dir(),
+    };
     // Made now, so it is protected as it exists (not quarantined when the
     // audit log creates it).
     let _ = std::fs::create_dir_all(&state_dir);
@@ -77,7 +117,13 @@ pub fn run(
         cwd_file,
         left_behind: Some(left_behind),
     };
-    let audit = config.audit.enabled.then(|| config.audit_path());
+    let audit = config.audit.enabled.then(|| {
+        config
+            .audit
+            .path
+            .clone()
+            .unwrap_or_else(|| state_dir.join("audit.db"))
+    });
     run_spec(&spec, audit, &cwd)
 }
 

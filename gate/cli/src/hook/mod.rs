@@ -147,9 +147,9 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         .and_then(|e| e.cwd.clone())
         .unwrap_or_else(process_cwd);
     let decides = !matches!(&event, Ok(e) if e.kind != Kind::Pre);
-    let source = config::discover(config_flag, &cwd);
-    let config = match config::load(&source) {
-        Ok(c) => c,
+    let session_id = event.as_ref().ok().and_then(|e| e.session.as_deref());
+    let anchored = match anchor(config_flag, session_id, &cwd) {
+        Ok(a) => a,
         Err(e) => {
             if decides {
                 // A broken configuration asks; it never weakens the
@@ -173,6 +173,12 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
             return;
         }
     };
+    let Anchored {
+        source,
+        loaded: config::Loaded { config, ignored },
+        project,
+        person_file,
+    } = anchored;
     let config_file = source.path().map(Path::to_path_buf);
     let audit = config.audit.enabled.then(|| config.audit_path());
     let remote = remote
@@ -180,7 +186,8 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         .or_else(|| config.remote.url.clone());
     let auto_approve = config.hook.auto_approve;
     let profile = config.confine.profile.clone();
-    let tree = config::work_tree(&cwd);
+    let state_dir = config.state_dir();
+    let ignored: Vec<String> = ignored.iter().map(config::Ignored::describe).collect();
     // An allow is bashgate having no objection; the client's own rules then
     // decide. It is passed on as an approval only when the person stands
     // behind it (they approved this command), or when the command is
@@ -190,7 +197,9 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         if d.permission == Permission::Allow && d.confined {
             let how = bashgate::rewrite::Fencing {
                 profile: &profile,
-                tree: tree.as_deref(),
+                tree: project.as_deref(),
+                state_dir: &state_dir,
+                config: person_file.as_deref(),
             };
             return match fenced_input(input, &how, P::KEEPS_CWD) {
                 Ok(input) => P::render(Reply::Fenced {
@@ -208,6 +217,11 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         }
         if P::DEFERS_ALLOW && d.permission == Permission::Allow && !approved {
             P::render(Reply::Nothing)
+        } else if d.permission == Permission::Ask && !ignored.is_empty() {
+            // The person deciding should know what the project wanted.
+            let mut told = d.clone();
+            told.reason = format!("{} ({})", d.reason, ignored.join("; "));
+            P::render(Reply::Decision(&told))
         } else {
             P::render(Reply::Decision(d))
         }
@@ -352,6 +366,71 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         record_taint::<P>(&gate, &call, P::audit_event(&event.kind), audit.as_deref());
         // `record_taint` answers as soon as the state is written.
     }
+}
+
+/// The configuration, and what the person's side decides for the whole
+/// session: the project's root (the client's project directory, else the
+/// repository root the session's first event was in, kept in the session's
+/// state) and the person's own configuration file.
+struct Anchored {
+    source: config::Source,
+    loaded: config::Loaded,
+    project: Option<PathBuf>,
+    /// The person's file (`--config`, `$BASHGATE_CONFIG` or the user's).
+    person_file: Option<PathBuf>,
+}
+
+fn anchor(
+    config_flag: Option<&Path>,
+    session: Option<&str>,
+    cwd: &Path,
+) -> Result<Anchored, config::ConfigError> {
+    let person = config::discover(config_flag, None);
+    let person_file = person.path().map(Path::to_path_buf);
+    let person_config = config::load(&person)?;
+    let project = config::client_project_dir().or_else(|| {
+        let store = bashgate::taint::Store::new(&person_config.state_dir());
+        let session = session?;
+        if let Some(p) = store.load(session).ok().and_then(|s| s.project) {
+            return Some(p);
+        }
+        let here = config::repository_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
+        // Kept, so nothing made later (a `build/.git`) moves it; unkept
+        // (the state cannot be written), this event's answer still holds.
+        store
+            .update(session, |s| s.project.get_or_insert(here.clone()).clone())
+            .ok()
+            .or(Some(here))
+    });
+    // `--config` and `$BASHGATE_CONFIG` name the one file in force.
+    let alone = matches!(
+        person.layers.first(),
+        Some((config::LayerKind::Flag | config::LayerKind::Env, _))
+    );
+    let layers = match &project {
+        Some(root) if !alone => config::project_layers(root),
+        _ => Vec::new(),
+    };
+    if layers.is_empty() {
+        return Ok(Anchored {
+            source: person,
+            loaded: config::Loaded {
+                config: person_config,
+                ignored: Vec::new(),
+            },
+            project,
+            person_file,
+        });
+    }
+    let mut source = person;
+    source.layers.extend(layers);
+    let loaded = config::load_all(&source)?;
+    Ok(Anchored {
+        source,
+        loaded,
+        project,
+        person_file,
+    })
 }
 
 /// Whether this hook can run a command fenced on this machine: the
