@@ -11,6 +11,9 @@ pub struct ToolCall<'a> {
     pub cwd: &'a Path,
     pub tool: &'a str,
     pub input: &'a Value,
+    /// The client's id for this tool call (Claude Code's `tool_use_id`),
+    /// when it gives one.
+    pub call_id: Option<&'a str>,
     /// Whether the surface can run this call fenced.
     pub fence: &'a FenceOffer<'a>,
 }

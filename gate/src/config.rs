@@ -221,6 +221,11 @@ pub struct TaintConfig {
     /// A Bash command that reaches the network (verdict `network`) sets
     /// corruption taint when it has run: it read content from outside.
     pub network_commands_corrupt: bool,
+    /// A session in a project the person has not trusted (`bashgate trust`
+    /// or `bashgate init` there) counts as corruption-tainted from its
+    /// start: the client reads the project's instruction files, and the
+    /// agent its other files, and whoever wrote them is not the person.
+    pub untrusted_projects: bool,
 }
 
 impl Default for TaintConfig {
@@ -229,6 +234,7 @@ impl Default for TaintConfig {
             cascade: true,
             secret_paths: Vec::new(),
             network_commands_corrupt: true,
+            untrusted_projects: true,
         }
     }
 }
@@ -903,6 +909,7 @@ pub fn tighten(base: &Config, wanted: &Config) -> (Config, Vec<&'static str>) {
     }
     r.taint.cascade |= w.taint.cascade;
     r.taint.network_commands_corrupt |= w.taint.network_commands_corrupt;
+    r.taint.untrusted_projects |= w.taint.untrusted_projects;
     r.taint.secret_paths = union(&b.taint.secret_paths, &w.taint.secret_paths);
     // A service may be declared more dangerous than the person has it.
     for (name, ws) in &w.services {
@@ -1470,6 +1477,7 @@ mod tests {
             "state_dir = \"/tmp/elsewhere\"",
             "[taint]\ncascade = false",
             "[taint]\nnetwork_commands_corrupt = false",
+            "[taint]\nuntrusted_projects = false",
             "[services.evil]\npublic_source = false\nsecret_data = false\npublic_sink = false\ndangerous_writes = false",
             "[services.evil]\nread_tools = [\"send\"]",
             "[hook]\nauto_approve = true",

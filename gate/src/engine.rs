@@ -65,6 +65,10 @@ pub struct Gate {
     pub config_file: Option<PathBuf>,
     /// Where the agent runs, as the Cop is told.
     pub runs_in: RunsIn,
+    /// The project the session works in, when the person has not trusted it
+    /// (and `[taint] untrusted_projects` is on): the session counts as
+    /// corruption-tainted from its start.
+    pub untrusted_project: Option<PathBuf>,
     store: Box<dyn SessionStore>,
     layers: OnceCell<Layers>,
     tools: OnceCell<Tools>,
@@ -162,6 +166,7 @@ impl Gate {
             config,
             config_file: None,
             runs_in: RunsIn::default(),
+            untrusted_project: None,
             store,
             layers: OnceCell::new(),
             tools: OnceCell::new(),
@@ -216,11 +221,11 @@ impl Gate {
         Decision::on_error(self.config.on_error, layer, what)
     }
 
-    /// The session's state and taint (with `contains_secrets`), or why it
-    /// could not be read.
+    /// The session's state and taint (with `contains_secrets` and an
+    /// untrusted project), or why it could not be read.
     fn session(&self, session: &str) -> (SessionState, Result<Taint, StateError>) {
         let forced = Taint {
-            corruption: false,
+            corruption: self.untrusted_project.is_some(),
             secret: self.config.contains_secrets,
         };
         match self.store.load(session) {
@@ -228,6 +233,17 @@ impl Gate {
                 // A taint that could not be recorded may have been either.
                 if let Some(why) = self.store.lost(session) {
                     s.assume_lost(&why);
+                }
+                if let Some(p) = &self.untrusted_project {
+                    s.sources.push(Source {
+                        flag: "corruption".into(),
+                        tool: "bashgate".into(),
+                        detail: format!(
+                            "it works in {}, a project the person has not trusted (`bashgate trust`), so its files and the instructions in them are untrusted content",
+                            p.display()
+                        ),
+                        at_ms: 0,
+                    });
                 }
                 let t = s.taint.union(forced);
                 (s, Ok(t))
@@ -270,10 +286,12 @@ impl Gate {
         })
     }
 
-    /// The always-on denials alone, with the built-in configuration: for
-    /// when the configuration cannot be read, which must not weaken them.
-    pub fn always_on(call: &ToolCall) -> Option<Decision> {
-        let config = Config::default();
+    /// The always-on denials alone: for when the configuration cannot be
+    /// read (with the built-in `always`, which must not be weakened), and
+    /// for a container's hook before it asks the daemon.
+    pub fn always_on(call: &ToolCall, always: &crate::config::AlwaysConfig) -> Option<Decision> {
+        let mut config = Config::default();
+        config.always = always.clone();
         let gate = Gate::new(config.clone());
         if !matches!(gate.tools().classify(call.tool, &config), ToolKind::Bash) {
             return None;
@@ -285,7 +303,7 @@ impl Gate {
             analysis: &analysis,
             cwd: call.cwd,
         };
-        crate::policy::always::check(&config.always, &b)
+        crate::policy::always::check(always, &b)
     }
 
     /// Decides a tool call before it runs.
@@ -363,16 +381,17 @@ impl Gate {
         state: &SessionState,
         ask: Decision,
     ) -> Decision {
-        let fp = remember::fingerprint(call.cwd, b.command, b.analysis);
+        let fp = remember::fingerprint(call.cwd, b.command);
         let what = format!("`{}`", excerpt(b.command, 120));
         if let Some(d) = remember::recall(state, &fp, &what) {
             return d;
         }
         self.slow();
         let command = b.command.to_string();
+        let call_id = call.call_id.map(str::to_string);
         if let Err(e) = self.store.update_with(
             call.session,
-            Box::new(move |s| remember::note_asked(s, fp, &command)),
+            Box::new(move |s| remember::note_asked(s, fp, &command, call_id.as_deref())),
         ) {
             self.warnings
                 .borrow_mut()
@@ -520,9 +539,9 @@ impl Gate {
         };
         let sources = self.taint_sources(call);
         let ran = match self.tools().classify(call.tool, &self.config) {
-            ToolKind::Bash => call
+            ToolKind::Bash if self.store.runs_are_answers() => call
                 .command()
-                .map(|c| remember::fingerprint_of(call.cwd, c))
+                .map(|c| remember::fingerprint(call.cwd, c))
                 .filter(|fp| {
                     self.store
                         .load(call.session)
@@ -530,6 +549,7 @@ impl Gate {
                 }),
             _ => None,
         };
+        let call_id = call.call_id.map(str::to_string);
         if sources.is_empty() && ran.is_none() {
             return Ok(sources);
         }
@@ -542,7 +562,7 @@ impl Gate {
                     s.add_source(src);
                 }
                 if let Some(fp) = ran {
-                    remember::note_ran(s, &fp);
+                    remember::note_ran(s, &fp, call_id.as_deref());
                 }
             }),
         )?;
@@ -573,6 +593,7 @@ mod tests {
 
     fn decide(g: &Gate, cwd: &Path, tool: &str, input: Value) -> Decision {
         g.decide(&ToolCall {
+            call_id: None,
             session: "s1",
             cwd,
             tool,
@@ -648,6 +669,7 @@ mod tests {
             call("Read", json!({"file_path": "/p/.env"})),
         ] {
             g.record(&ToolCall {
+                call_id: None,
                 session: "s1",
                 cwd: t.path(),
                 tool,
@@ -677,6 +699,7 @@ mod tests {
         ] {
             let input = json!({ "command": cmd });
             let s = g.taint_sources(&ToolCall {
+                call_id: None,
                 session: "x",
                 cwd: t.path(),
                 tool: "Bash",

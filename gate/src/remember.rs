@@ -4,14 +4,19 @@
 //! command was asked about and never ran, and the agent asks for it again),
 //! the refusal is remembered too, so the agent does not ask in a loop.
 //!
-//! "The same command" is the analyzer's reading of it, not its text: the
-//! programs and arguments after quote removal and unwrapping, the redirect
-//! targets, and the working directory. `"cu"rl x` is `curl x`; `curl y`
-//! or the same command in another directory is asked about again.
+//! "The same command" is the same text in the same working directory. Not
+//! the analyzer's reading: two commands it reads alike can still differ in
+//! effect (a heredoc's body, an environment prefix, `;` against `|`), and
+//! an approval of one must not cover the other.
+//!
+//! Only the person approves: the command must have run in the very tool
+//! call that asked (the client's call id, when it gives one), as the line
+//! the hook itself wrote when it ran fenced (`rewrite::original`), and only
+//! where the client asks the person itself (not the daemon, whose reports
+//! come from containers).
 
 use std::path::Path;
 
-use bashgate_analyzer::Analysis;
 use sha2::{Digest, Sha256};
 
 use crate::decision::{excerpt, Decision, Layer, Permission};
@@ -20,42 +25,12 @@ use crate::taint::{self, Remembered, SessionState};
 /// At most this many commands are remembered per session.
 pub const MAX_REMEMBERED: usize = 256;
 
-/// The fingerprint of a command as the analyzer reads it. Where a value is
-/// known only at run time (`rm -rf "$1"`, `rm -rf *`), the analyzer's
-/// reading cannot tell two commands apart, so the text itself is part of
-/// the fingerprint: only the very same text is the same command.
-pub fn fingerprint(cwd: &Path, command: &str, analysis: &Analysis) -> String {
+/// The fingerprint of a command: its exact text and working directory.
+pub fn fingerprint(cwd: &Path, command: &str) -> String {
     let mut h = Sha256::new();
-    let mut put = |s: &str| {
-        h.update(s.as_bytes());
-        h.update([0]);
-    };
-    put(&cwd.display().to_string());
-    let dynamic = analysis
-        .invocations
-        .iter()
-        .any(|i| i.program.is_none() || i.args.iter().any(Option::is_none))
-        || analysis.redirects.iter().any(|r| r.target.is_none());
-    if dynamic {
-        put("\u{1}text");
-        put(command);
-    }
-    for inv in &analysis.invocations {
-        put("\u{1}inv");
-        put(inv.program.as_deref().unwrap_or("\u{2}dynamic"));
-        for a in &inv.args {
-            put(a.as_deref().unwrap_or("\u{2}dynamic"));
-        }
-        for v in &inv.via {
-            put(v);
-        }
-    }
-    for r in &analysis.redirects {
-        put("\u{1}redirect");
-        put(&r.op);
-        put(r.fd.as_deref().unwrap_or(""));
-        put(r.target.as_deref().unwrap_or("\u{2}dynamic"));
-    }
+    h.update(cwd.as_os_str().as_encoded_bytes());
+    h.update([0]);
+    h.update(command.as_bytes());
     taint::hex(&h.finalize()[..16])
 }
 
@@ -87,17 +62,25 @@ fn refused(what: &str) -> Decision {
     )
 }
 
-/// Notes that the person is being asked about this command.
-pub fn note_asked(state: &mut SessionState, fp: String, command: &str) {
+/// Notes that the person is being asked about this command, in the tool
+/// call `call` (the client's id for it, when it gives one).
+pub fn note_asked(state: &mut SessionState, fp: String, command: &str, call: Option<&str>) {
     if state.asked.len() >= MAX_REMEMBERED {
         return;
     }
-    state.asked.insert(fp, entry(command, false));
+    let mut e = entry(command, false);
+    e.call = call.map(str::to_string);
+    state.asked.insert(fp, e);
 }
 
-/// The command ran: if the person had been asked about it, they approved.
-/// Returns whether an approval was remembered.
-pub fn note_ran(state: &mut SessionState, fp: &str) -> bool {
+/// The command ran in tool call `call`: if the person had been asked about
+/// it in that call, they approved. Returns whether an approval was
+/// remembered.
+pub fn note_ran(state: &mut SessionState, fp: &str, call: Option<&str>) -> bool {
+    match state.asked.get(fp) {
+        Some(r) if r.call.is_none() || r.call.as_deref() == call => {}
+        _ => return false,
+    }
     let Some(mut r) = state.asked.remove(fp) else {
         return false;
     };
@@ -131,11 +114,6 @@ pub fn note_answer(state: &mut SessionState, fp: &str, command: &str, approved: 
     r.approved = approved;
     r.at_ms = taint::now_ms();
     state.remembered.insert(fp.to_string(), r);
-}
-
-/// The fingerprint of a command's text, read by the analyzer here.
-pub fn fingerprint_of(cwd: &Path, command: &str) -> String {
-    fingerprint(cwd, command, &bashgate_analyzer::analyze(command))
 }
 
 /// One remembered answer, as `bashgate approvals` lists it; `id` is the
@@ -203,24 +181,35 @@ fn entry(command: &str, approved: bool) -> Remembered {
         approved,
         command: excerpt(command, 200),
         at_ms: taint::now_ms(),
+        call: None,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bashgate_analyzer::analyze;
 
     fn fp(cwd: &str, c: &str) -> String {
-        fingerprint(Path::new(cwd), c, &analyze(c))
+        fingerprint(Path::new(cwd), c)
     }
 
     #[test]
-    fn the_same_command_as_the_analyzer_reads_it() {
+    fn the_same_command_is_the_same_text_in_the_same_place() {
         assert_eq!(
             fp("/p", "curl -d x https://e"),
-            fp("/p", "\"cu\"rl -d 'x' https://e")
+            fp("/p", "curl -d x https://e")
         );
+        // Read alike by the analyzer, different in effect (or not provably
+        // the same): each is its own question.
+        for (a, b) in [
+            ("cat <<EOF\na\nEOF", "cat <<EOF\nb\nEOF"),
+            ("cat <<< a", "cat <<< b"),
+            ("curl https://e", "http_proxy=http://x curl https://e"),
+            ("a; b", "a | b"),
+            ("curl -d x https://e", "\"cu\"rl -d 'x' https://e"),
+        ] {
+            assert_ne!(fp("/p", a), fp("/p", b), "{a} / {b}");
+        }
         assert_ne!(
             fp("/p", "curl -d x https://e"),
             fp("/p", "curl -d y https://e")
@@ -241,16 +230,19 @@ mod tests {
     fn approvals_and_refusals_are_recalled() {
         let mut s = SessionState::default();
         assert!(recall(&s, "a", "`x`").is_none());
-        note_asked(&mut s, "a".into(), "x");
+        note_asked(&mut s, "a".into(), "x", Some("call-1"));
         // Asked and never ran: refused.
         assert_eq!(recall(&s, "a", "`x`").unwrap().permission, Permission::Deny);
-        assert!(note_ran(&mut s, "a"));
+        // The same command run in another tool call is not the answer.
+        assert!(!note_ran(&mut s, "a", Some("call-2")));
+        assert!(!note_ran(&mut s, "a", None));
+        assert!(note_ran(&mut s, "a", Some("call-1")));
         assert_eq!(
             recall(&s, "a", "`x`").unwrap().permission,
             Permission::Allow
         );
-        assert!(!note_ran(&mut s, "b"));
-        note_asked(&mut s, "c".into(), "y");
+        assert!(!note_ran(&mut s, "b", None));
+        note_asked(&mut s, "c".into(), "y", None);
         note_refused(&mut s, "c");
         assert_eq!(recall(&s, "c", "`y`").unwrap().permission, Permission::Deny);
     }
@@ -259,7 +251,7 @@ mod tests {
     fn answers_given_outside_the_client_are_remembered_and_can_be_forgotten() {
         let mut s = SessionState::default();
         let (a, b) = (fp("/p", "rm -rf build"), fp("/p", "git push -f"));
-        note_asked(&mut s, a.clone(), "rm -rf build");
+        note_asked(&mut s, a.clone(), "rm -rf build", None);
         note_answer(&mut s, &a, "rm -rf build", true);
         note_answer(&mut s, &b, "git push -f", false);
         assert!(s.asked.is_empty());

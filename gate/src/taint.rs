@@ -78,6 +78,11 @@ pub struct Remembered {
     pub approved: bool,
     /// The command as written (shortened), for `bashgate approvals`.
     pub command: String,
+    /// The client's id for the tool call that asked (Claude Code's
+    /// `tool_use_id`), when it gives one: only that call's post-tool event
+    /// is the person's approval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
     pub at_ms: u64,
 }
 
@@ -336,6 +341,13 @@ pub trait SessionStore {
     /// Why a taint of this session was lost, if one was.
     fn lost(&self, _session: &str) -> Option<String> {
         None
+    }
+    /// Whether a command the person was asked about and that then ran was
+    /// approved by them: true where the client itself asks the person (the
+    /// hooks). The daemon's reports come from containers, which are the
+    /// agent's side; there only `bashgate approve` answers.
+    fn runs_are_answers(&self) -> bool {
+        true
     }
 }
 

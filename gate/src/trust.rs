@@ -37,6 +37,12 @@ pub struct Trusted {
     pub projects: BTreeMap<PathBuf, Project>,
 }
 
+/// A project's key: its path with symbolic links resolved, so the same
+/// directory reached two ways is one project.
+fn key(root: &Path) -> PathBuf {
+    std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
+}
+
 /// The content hash a trust record keeps.
 pub fn digest(bytes: &[u8]) -> String {
     crate::taint::hex(&Sha256::digest(bytes))
@@ -62,16 +68,21 @@ impl Trusted {
 
     /// Whether the person trusts the project at `root`.
     pub fn project(&self, root: &Path) -> bool {
-        self.projects.contains_key(root)
+        self.projects.contains_key(&key(root))
     }
 
     /// Whether the person trusted the file `root/name` with exactly
     /// `content`.
     pub fn file(&self, root: &Path, name: &str, content: &[u8]) -> bool {
         self.projects
-            .get(root)
+            .get(&key(root))
             .and_then(|p| p.files.get(name))
             .is_some_and(|h| *h == digest(content))
+    }
+
+    /// Forgets the project at `root`; whether it was trusted.
+    pub fn revoke(&mut self, root: &Path) -> bool {
+        self.projects.remove(&key(root)).is_some()
     }
 
     /// Trusts the project at `root` with its configuration files as they are
@@ -88,7 +99,7 @@ impl Trusted {
             }
         }
         self.projects.insert(
-            root.to_path_buf(),
+            key(root),
             Project {
                 at_ms: crate::taint::now_ms(),
                 files,

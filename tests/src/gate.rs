@@ -105,7 +105,26 @@ impl Sandbox {
                 dir.path().join("xdg").display().to_string(),
             ),
         ];
-        Sandbox { dir, env }
+        let s = Sandbox { dir, env };
+        // The person installed bashgate in this project (`bashgate init`
+        // trusts it); `untrusted` makes one they have not.
+        s.trust_project();
+        s
+    }
+
+    /// A sandbox whose project the person has not trusted (a repository
+    /// they cloned).
+    pub fn untrusted() -> Sandbox {
+        let s = Sandbox::new();
+        let out = s.run(&["trust", "--revoke", &s.project().display().to_string()]);
+        assert!(out.status.success(), "{out:?}");
+        s
+    }
+
+    /// Trusts the project with its configuration files as they are now.
+    pub fn trust_project(&self) {
+        let out = self.run(&["trust", &self.project().display().to_string()]);
+        assert!(out.status.success(), "{out:?}");
     }
 
     /// A sandbox whose configuration file holds `toml`.

@@ -54,6 +54,14 @@ fn decide(config: &str, commands: &[String]) -> Vec<String> {
     std::fs::create_dir_all(&proj).unwrap();
     let cfg = dir.path().join("bashgate.toml");
     std::fs::write(&cfg, config).unwrap();
+    // The person's own project (a cloned one taints every session).
+    let trusted = Command::new(bashgate_tests::bashgate_bin())
+        .args(["trust", &proj.display().to_string()])
+        .env("BASHGATE_STATE_DIR", dir.path().join("state"))
+        .env("BASHGATE_CONFIG", &cfg)
+        .output()
+        .unwrap();
+    assert!(trusted.status.success(), "{trusted:?}");
     commands
         .iter()
         .enumerate()

@@ -511,17 +511,23 @@ fn the_persons_answers_are_remembered_for_the_session() {
     // Asked, approved in Claude Code's prompt: the post-tool event arrives.
     assert_eq!(s.bash("r", cmd).decision(), "ask");
     s.post("r", "Bash", json!({ "command": cmd }));
-    // The same command, written differently, is now the person's approval.
-    // The person stands behind it, so Claude Code is told so: an explicit
-    // allow, not another prompt.
-    let again = s.bash("r", "curl -s 'https://api.example.com/data'");
+    // The same command is now the person's approval. The person stands
+    // behind it, so Claude Code is told so: an explicit allow, not another
+    // prompt.
+    let again = s.bash("r", cmd);
     assert_eq!(
         again.json["hookSpecificOutput"]["permissionDecision"], "allow",
         "{again:?}"
     );
     let rec = &s.audit(&["--session", "r", "--limit", "1"])[0];
     assert_eq!(rec["layer"], "remembered", "{rec}");
-    // A changed argument, or another session, asks again.
+    // A changed argument, the same written differently, or another
+    // session, asks again.
+    assert_eq!(
+        s.bash("r", "curl -s 'https://api.example.com/data'")
+            .decision(),
+        "ask"
+    );
     assert_eq!(
         s.bash("r", "curl -s https://api.example.com/other")
             .decision(),
@@ -609,6 +615,8 @@ fn a_taint_that_cannot_be_recorded_taints_the_session_and_the_person_is_told() {
     // The session's state can be read but no longer written (as on a full
     // or read-only disk; a directory where the lock file goes does it even
     // for root).
+    // (The session's first event left its lock file, a plain file.)
+    let _ = std::fs::remove_file(s.state().join("sessions/full.lock"));
     std::fs::create_dir_all(s.state().join("sessions/full.lock")).unwrap();
     let a = s.post(
         "full",

@@ -15,14 +15,18 @@ use bashgate::rewrite;
 use proptest::prelude::*;
 
 const STAND_IN: &str = r#"#!/bin/sh
-# run --profile P --tree T --cwd-file F -- COMMAND: prints COMMAND, reports /
-# as the final directory, exits 7.
+# run --profile P --tree T --state-dir S --no-config --cwd-file F -- COMMAND:
+# prints COMMAND, reports / as the final directory, exits 7.
 [ "$1" = run ] || exit 99
 shift
 [ "$1" = --profile ] || exit 98
 shift 2
 [ "$1" = --tree ] || exit 94
 shift 2
+[ "$1" = --state-dir ] || exit 93
+shift 2
+[ "$1" = --no-config ] || exit 92
+shift
 [ "$1" = --cwd-file ] || exit 97
 f=$2
 shift 2

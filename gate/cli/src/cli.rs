@@ -159,6 +159,18 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         admin_socket: Option<PathBuf>,
     },
+    /// Trust this project: its `.bashgate.toml` (and `.bashgate.local.toml`)
+    /// as they are now count as your own configuration, and reading its
+    /// files does not taint a session. Until then a project's file may only
+    /// tighten bashgate. A changed file is untrusted again.
+    Trust {
+        /// The project's root directory (default: the project the working
+        /// directory is in).
+        dir: Option<PathBuf>,
+        /// No longer trust it.
+        #[arg(long)]
+        revoke: bool,
+    },
     /// Check the configuration and say where it was found.
     Config {
         /// The report as JSON.
@@ -759,6 +771,9 @@ pub fn run() -> ExitCode {
             }
         }
         Command::Config { json } => crate::commands::config_check(config_flag.as_deref(), json),
+        Command::Trust { dir, revoke } => {
+            crate::commands::trust(config_flag.as_deref(), dir, revoke)
+        }
     }
 }
 

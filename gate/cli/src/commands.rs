@@ -13,7 +13,9 @@ use crate::render;
 
 pub(crate) fn load_config(flag: Option<&Path>) -> Result<(config::Source, Config), ExitCode> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let source = config::discover(flag, config::project_root(&cwd).as_deref());
+    // Run by the person: the project they are in, else this directory.
+    let project = config::project_root(&cwd).unwrap_or(cwd);
+    let source = config::discover(flag, Some(&project));
     match config::load(&source) {
         Ok(c) => Ok((source, c)),
         Err(e) => {
@@ -136,6 +138,19 @@ pub fn init(
                 })
                 .collect();
             println!("  {} run: {command}", events.join(", "));
+            if !user {
+                let root = path
+                    .ancestors()
+                    .nth(w.project_file.split('/').count())
+                    .unwrap_or(Path::new("."));
+                let state = load_config(None)
+                    .map(|(_, c)| c.state_dir())
+                    .unwrap_or_else(|_| config::default_state_dir());
+                match trust_project(&state, root, false) {
+                    Ok(msg) => println!("  {msg}"),
+                    Err(e) => eprintln!("bashgate init: {e}"),
+                }
+            }
             if let Some(note) = after_init_note(w.client) {
                 println!("  {note}");
             }
@@ -344,9 +359,16 @@ pub fn approvals(
 }
 
 pub fn config_check(flag: Option<&Path>, json: bool) -> ExitCode {
-    let (source, c) = match load_config(flag) {
+    let (source, _) = match load_config(flag) {
         Ok(x) => x,
         Err(code) => return code,
+    };
+    let (c, ignored) = match config::load_all(&source) {
+        Ok(l) => (l.config, l.ignored),
+        Err(e) => {
+            eprintln!("bashgate: {e}");
+            return ExitCode::from(1);
+        }
     };
     // The layers this configuration turns on, in the order they run.
     let mut layers: Vec<&str> = bashgate::policy::LAYERS
@@ -370,6 +392,7 @@ pub fn config_check(flag: Option<&Path>, json: bool) -> ExitCode {
             "state_dir": c.state_dir(),
             "layers": layers,
             "on_error": c.on_error.as_str(),
+            "untrusted": ignored.iter().map(|i| serde_json::json!({"path": i.file, "ignored": i.keys})).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return ExitCode::SUCCESS;
@@ -389,10 +412,77 @@ pub fn config_check(flag: Option<&Path>, json: bool) -> ExitCode {
             println!("  {line}");
         }
     }
+    for i in &ignored {
+        println!("not applied: {}", i.describe());
+    }
     println!("state directory: {}", c.state_dir().display());
     println!("layers: {}", layers.join(" → "));
     println!("on_error: {}", c.on_error.as_str());
     ExitCode::SUCCESS
+}
+
+/// `bashgate trust`: the person trusts the project at `dir` (default: the
+/// project the working directory is in) with its configuration files as
+/// they are now, or with `revoke` no longer trusts it.
+pub fn trust(flag: Option<&Path>, dir: Option<PathBuf>, revoke: bool) -> ExitCode {
+    let (_, c) = match load_config(flag) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let root = dir.or_else(|| config::project_root(&cwd)).unwrap_or(cwd);
+    if !root.is_dir() {
+        eprintln!("bashgate trust: {} is not a directory", root.display());
+        return ExitCode::from(2);
+    }
+    match trust_project(&c.state_dir(), &root, revoke) {
+        Ok(msg) => {
+            println!("bashgate trust: {msg}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("bashgate trust: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Records (or revokes) the person's trust in the project at `root`; what
+/// was done, in a sentence.
+pub(crate) fn trust_project(state_dir: &Path, root: &Path, revoke: bool) -> Result<String, String> {
+    let mut t = bashgate::trust::Trusted::read(state_dir)
+        .map_err(|e| format!("{e}; remove or fix it first"))?;
+    let names = [config::PROJECT_FILE, config::LOCAL_FILE];
+    let done = if revoke {
+        if t.revoke(root) {
+            format!(
+                "{} is no longer trusted: its configuration files may only tighten bashgate",
+                root.display()
+            )
+        } else {
+            format!("{} was not trusted", root.display())
+        }
+    } else {
+        t.trust(root, &names)
+            .map_err(|e| format!("cannot read the configuration in {}: {e}", root.display()))?;
+        let files: Vec<String> = names
+            .iter()
+            .filter(|n| root.join(n).is_file())
+            .map(|n| n.to_string())
+            .collect();
+        if files.is_empty() {
+            format!("{} is trusted (it has no bashgate configuration file; one added later is not trusted until you run this again)", root.display())
+        } else {
+            format!("{} is trusted with {} as they are now (a change to them is not trusted until you run this again)", root.display(), files.join(" and "))
+        }
+    };
+    t.save(state_dir).map_err(|e| {
+        format!(
+            "cannot write {}: {e}",
+            state_dir.join(bashgate::trust::FILE).display()
+        )
+    })?;
+    Ok(done)
 }
 
 #[cfg(test)]

@@ -336,6 +336,7 @@ pub fn run(profile: &str, json: bool) -> ExitCode {
     let path_var = std::env::var("PATH").ok();
     let reports = clients(&cwd, home.as_deref(), path_var.as_deref());
     let broken = reports.iter().any(|r| r.status == "broken");
+    let project = project_trust(&cwd);
     if json {
         let v = serde_json::json!({
             "fence": {
@@ -345,6 +346,7 @@ pub fn run(profile: &str, json: bool) -> ExitCode {
                 "why_not": fence.as_ref().err(),
             },
             "clients": reports,
+            "project": project,
         });
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
@@ -379,11 +381,65 @@ pub fn run(profile: &str, json: bool) -> ExitCode {
                 println!("  bashgate is not wired in: `bashgate init {}`", r.client);
             }
         }
+        println!();
+        for line in &project.lines {
+            println!("{line}");
+        }
     }
     if fence.is_err() || broken {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// Whether the person trusts the project the working directory is in, and
+/// what its configuration asked for that is not applied.
+#[derive(serde::Serialize)]
+struct ProjectTrust {
+    root: Option<PathBuf>,
+    trusted: bool,
+    /// Sentences for the person (the report's text).
+    lines: Vec<String>,
+}
+
+fn project_trust(cwd: &Path) -> ProjectTrust {
+    let root = bashgate::config::project_root(cwd).or_else(|| Some(cwd.to_path_buf()));
+    let source = bashgate::config::discover(None, root.as_deref());
+    let (state_dir, ignored) = match bashgate::config::load_all(&source) {
+        Ok(l) => (l.config.state_dir(), l.ignored),
+        Err(e) => {
+            return ProjectTrust {
+                root,
+                trusted: false,
+                lines: vec![format!("configuration: {e}")],
+            }
+        }
+    };
+    let record = bashgate::trust::Trusted::read(&state_dir);
+    let trusted = match (&record, &root) {
+        (Ok(t), Some(r)) => t.project(r),
+        _ => false,
+    };
+    let mut lines = Vec::new();
+    if let Err(e) = &record {
+        lines.push(format!(
+            "trust record: {e}; no project is trusted until it is fixed"
+        ));
+    }
+    match &root {
+        Some(r) if trusted => lines.push(format!("project {}: trusted by you", r.display())),
+        Some(r) => lines.push(format!(
+            "project {}: NOT trusted (reading its files taints a session; its bashgate configuration may only tighten); `bashgate trust` to trust it",
+            r.display()
+        )),
+        None => lines.push("no project here (no repository root or client project directory)".into()),
+    }
+    lines.extend(ignored.iter().map(bashgate::config::Ignored::describe));
+    ProjectTrust {
+        root,
+        trusted,
+        lines,
     }
 }
 

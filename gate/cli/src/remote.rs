@@ -151,15 +151,21 @@ fn unreachable(config: &Config, target: &str, why: &str) -> Decision {
     )
 }
 
-/// The `--remote` decision for a PreToolUse request. Calls that need no
-/// taint (a `safe` Bash command, a workspace-only tool) are decided here
-/// with no round trip; everything else is the daemon's.
+/// The `--remote` decision for a PreToolUse request. The always-on
+/// denials, and calls that need no taint (a `safe` Bash command, a
+/// workspace-only tool), are decided here with no round trip; everything
+/// else is the daemon's.
 pub fn decide_hook(
     config: &Config,
     config_file: Option<PathBuf>,
     url: &str,
     call: &ToolCall,
 ) -> Decision {
+    // The always-on denials are decided here, before the daemon is asked:
+    // no failure to reach it (nor `on_error = "allow"`) lets them through.
+    if let Some(d) = Gate::always_on(call, &config.always) {
+        return d;
+    }
     let mut gate = Gate::new(config.clone());
     gate.config_file = config_file;
     if gate.decides_locally(call) {

@@ -268,6 +268,10 @@ pub(crate) fn state_text(s: &SessionState) -> String {
 pub struct DaemonSessions(pub Arc<dyn DaemonStore>);
 
 impl SessionStore for DaemonSessions {
+    fn runs_are_answers(&self) -> bool {
+        false
+    }
+
     fn load(&self, session: &str) -> Result<SessionState, StateError> {
         match self.0.load_state(session) {
             Ok(Some(s)) => Ok(s),

@@ -32,6 +32,7 @@ impl Protocol for Claude {
             None => Kind::Pre,
         };
         Ok(Event {
+            call_id: super::call_id(&o),
             kind,
             session: text(&o, "session_id"),
             cwd: text(&o, "cwd").map(Into::into),

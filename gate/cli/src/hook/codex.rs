@@ -57,6 +57,7 @@ impl Protocol for Codex {
             }
         }
         Ok(Event {
+            call_id: super::call_id(&o),
             kind,
             session: names::text(&o, "session_id"),
             cwd: names::text(&o, "cwd").map(Into::into),

@@ -58,6 +58,7 @@ impl Protocol for Copilot {
             other => other,
         };
         Ok(Event {
+            call_id: super::call_id(&o),
             kind,
             session: first(&o, &["sessionId", "session_id"]),
             cwd: first(&o, &["cwd"]).map(Into::into),

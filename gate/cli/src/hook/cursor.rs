@@ -100,6 +100,7 @@ impl Protocol for Cursor {
                 .map(str::to_string)
         });
         Ok(Event {
+            call_id: super::call_id(&o),
             kind,
             session: names::text(&o, "conversation_id"),
             cwd: cwd.map(Into::into),

@@ -43,6 +43,7 @@ impl Protocol for Gemini {
         let tool = names::text(&o, "tool_name");
         let input = o.remove("tool_input").unwrap_or(Value::Null);
         Ok(Event {
+            call_id: super::call_id(&o),
             kind,
             session: names::text(&o, "session_id"),
             cwd: names::text(&o, "cwd").map(Into::into),

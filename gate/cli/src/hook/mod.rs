@@ -59,6 +59,18 @@ pub struct Event {
     pub cwd: Option<PathBuf>,
     pub tool: Option<String>,
     pub input: Value,
+    /// The client's id for the tool call, when it gives one (see
+    /// [`call_id`]).
+    pub call_id: Option<String>,
+}
+
+/// The client's id for a tool call, under any of the names clients give it
+/// (Claude Code's `tool_use_id`).
+pub(crate) fn call_id(o: &serde_json::Map<String, Value>) -> Option<String> {
+    ["tool_use_id", "toolUseId", "tool_call_id", "toolCallId"]
+        .iter()
+        .find_map(|k| o.get(*k).and_then(Value::as_str))
+        .map(str::to_string)
 }
 
 /// What the hook answers.
@@ -160,9 +172,10 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
                         cwd: &cwd,
                         tool: ev.tool.as_deref()?,
                         input: &ev.input,
+                        call_id: None,
                         fence: &FenceOffer::known(Fence::not_offered()),
                     };
-                    Gate::always_on(&call)
+                    Gate::always_on(&call, &Default::default())
                 });
                 let d = always.unwrap_or_else(|| Decision::bad_config(&e.to_string()));
                 answer(&P::render(Reply::Decision(&d)));
@@ -180,6 +193,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         person_file,
     } = anchored;
     let config_file = source.path().map(Path::to_path_buf);
+    let untrusted = untrusted_project(&config, project.as_deref());
     let audit = config.audit.enabled.then(|| config.audit_path());
     let remote = remote
         .map(str::to_string)
@@ -287,6 +301,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         cwd: &cwd,
         tool,
         input: &event.input,
+        call_id: event.call_id.as_deref(),
         fence: &fence,
     };
 
@@ -331,6 +346,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
     let pre = event.kind == Kind::Pre;
     let mut gate = Gate::new(config);
     gate.config_file = config_file;
+    gate.untrusted_project = untrusted;
     gate.on_slow(Box::new(move || {
         let render: fn(&Decision) -> Value = |d| P::render(Reply::Decision(d));
         start_watchdog(
@@ -431,6 +447,14 @@ fn anchor(
         project,
         person_file,
     })
+}
+
+/// The session's project when the person has not trusted it and that
+/// taints (`[taint] untrusted_projects`).
+fn untrusted_project(config: &config::Config, project: Option<&Path>) -> Option<PathBuf> {
+    let p = project?;
+    let on = config.taint.untrusted_projects;
+    (on && !bashgate::trust::Trusted::load(&config.state_dir()).project(p)).then(|| p.to_path_buf())
 }
 
 /// Whether this hook can run a command fenced on this machine: the

@@ -176,6 +176,7 @@ async fn check(
             .unwrap_or("Bash".into());
         let fence = FenceOffer::known(Fence::from_wire(body.fence.as_deref()));
         let call = ToolCall {
+            call_id: None,
             session: &session,
             cwd: &cwd,
             tool: &tool,
@@ -296,6 +297,7 @@ async fn report_taint(
             (None, Some(tool), Some(input @ Value::Object(_))) => {
                 let cwd = PathBuf::from(body.cwd.unwrap_or_else(|| "/".into()));
                 let call = ToolCall {
+                    call_id: None,
                     session: &session,
                     cwd: &cwd,
                     tool: &tool,

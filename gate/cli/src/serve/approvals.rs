@@ -75,7 +75,7 @@ pub fn remember(app: &App, a: &Approval) {
     let Some(command) = &a.command else { return };
     let approved = a.status == "approved";
     let cwd = std::path::PathBuf::from(a.cwd.as_deref().unwrap_or("/"));
-    let fp = remember::fingerprint_of(&cwd, command);
+    let fp = remember::fingerprint(&cwd, command);
     if let Err(e) = app.db.update_state(&a.session, |s| {
         remember::note_answer(s, &fp, command, approved)
     }) {
