@@ -290,8 +290,10 @@ impl Gate {
     /// read (with the built-in `always`, which must not be weakened), and
     /// for a container's hook before it asks the daemon.
     pub fn always_on(call: &ToolCall, always: &crate::config::AlwaysConfig) -> Option<Decision> {
-        let mut config = Config::default();
-        config.always = always.clone();
+        let config = Config {
+            always: always.clone(),
+            ..Config::default()
+        };
         let gate = Gate::new(config.clone());
         if !matches!(gate.tools().classify(call.tool, &config), ToolKind::Bash) {
             return None;
