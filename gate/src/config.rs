@@ -684,23 +684,20 @@ pub fn project_layers(root: &Path) -> Vec<(LayerKind, PathBuf)> {
     .collect()
 }
 
-/// The environment variables in which a client names the person's project
-/// directory to its hooks.
-pub const PROJECT_DIR_VARS: &[&str] = &[
-    "BASHGATE_PROJECT_DIR",
-    "CLAUDE_PROJECT_DIR",
-    "GEMINI_PROJECT_DIR",
-    "CURSOR_PROJECT_DIR",
-];
-
-/// The project directory the client names (an absolute path), if it does.
+/// The project directory the client names (an absolute path), if it does:
+/// `$BASHGATE_PROJECT_DIR`, then the variables the client table lists.
 pub fn client_project_dir() -> Option<PathBuf> {
-    PROJECT_DIR_VARS.iter().find_map(|var| {
-        std::env::var_os(var)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .filter(|d| d.is_absolute())
-    })
+    let vars = crate::clients::all()
+        .values()
+        .flat_map(|c| c.project_dir_env.iter().map(String::as_str));
+    std::iter::once("BASHGATE_PROJECT_DIR")
+        .chain(vars)
+        .find_map(|var| {
+            std::env::var_os(var)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .filter(|d| d.is_absolute())
+        })
 }
 
 /// The root of the repository `cwd` is in: the nearest directory holding

@@ -23,6 +23,7 @@
 pub mod audit;
 pub mod call;
 pub mod cascade;
+pub mod clients;
 pub mod config;
 pub mod cop;
 pub mod data;

@@ -97,10 +97,11 @@ pub fn init(
         }
     }
     let path = if user {
-        let Some(file) = w.user_file else {
+        let Some(file) = w.user_file() else {
             eprintln!(
                 "bashgate init: {} reads hooks only from the project ({}); use --dir",
-                w.client, w.project_file
+                w.client,
+                w.project_file()
             );
             return ExitCode::from(2);
         };
@@ -113,7 +114,7 @@ pub fn init(
         }
     } else {
         dir.unwrap_or_else(|| PathBuf::from("."))
-            .join(w.project_file)
+            .join(w.project_file())
     };
     let mut command = command.unwrap_or_else(|| crate::init::default_command(w.client));
     let mut timeout = crate::init::HOOK_TIMEOUT_S;
@@ -141,7 +142,7 @@ pub fn init(
             if !user {
                 let root = path
                     .ancestors()
-                    .nth(w.project_file.split('/').count())
+                    .nth(w.project_file().split('/').count())
                     .unwrap_or(Path::new("."));
                 let state = load_config(None)
                     .map(|(_, c)| c.state_dir())

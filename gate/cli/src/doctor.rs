@@ -15,14 +15,11 @@ use serde_json::Value;
 use crate::init::{Shape, Wiring, CLIENTS, HOOK_TIMEOUT_S};
 
 /// The client's executable names, and its shell tool's name as its
-/// matchers see it.
-fn client_facts(client: &str) -> (&'static [&'static str], &'static str) {
-    match client {
-        "claude" => (&["claude"], "Bash"),
-        "codex" => (&["codex"], "Bash"),
-        "gemini" => (&["gemini"], "run_shell_command"),
-        "copilot" => (&["copilot"], "bash"),
-        _ => (&["cursor", "cursor-agent"], "Shell"),
+/// matchers see it (the client table).
+fn client_facts(client: &str) -> (&'static [String], &'static str) {
+    match bashgate::clients::get(client) {
+        Some(c) => (&c.executables, &c.shell_tool),
+        None => (&[], "Bash"),
     }
 }
 
@@ -58,8 +55,8 @@ fn client(w: &Wiring, cwd: &Path, home: Option<&Path>, path_var: Option<&str>) -
     let (exes, _) = client_facts(w.client);
     let installed = exes.iter().find_map(|e| on_path(e, path_var));
     let mut wirings = Vec::new();
-    let mut places = vec![("project", cwd.join(w.project_file))];
-    if let (Some(h), Some(f)) = (home, w.user_file) {
+    let mut places = vec![("project", cwd.join(w.project_file()))];
+    if let (Some(h), Some(f)) = (home, w.user_file()) {
         places.push(("user", h.join(f)));
     }
     for (scope, file) in places {
@@ -544,10 +541,10 @@ mod tests {
         std::fs::create_dir_all(&home).unwrap();
         let exe = std::env::current_exe().unwrap();
         let good = format!("{} hook gemini", exe.display());
-        install(&GEMINI, &proj.join(GEMINI.project_file), &good, 60).unwrap();
+        install(&GEMINI, &proj.join(GEMINI.project_file()), &good, 60).unwrap();
         install(
             &CODEX,
-            &proj.join(CODEX.project_file),
+            &proj.join(CODEX.project_file()),
             "/nonexistent/bashgate hook codex",
             60,
         )

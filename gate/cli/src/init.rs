@@ -47,13 +47,9 @@ pub enum Shape {
 /// One client's hook wiring.
 #[derive(Debug, Clone, Copy)]
 pub struct Wiring {
-    /// The client's name, as in `bashgate hook NAME`.
+    /// The client's name, as in `bashgate hook NAME` and the client table
+    /// (`bashgate::clients`), which says where its hooks go.
     pub client: &'static str,
-    /// The settings file, relative to the project directory.
-    pub project_file: &'static str,
-    /// The settings file, relative to the home directory (`None`: the
-    /// client reads hooks only from the project).
-    pub user_file: Option<&'static str>,
     /// Events with their matcher (`None` in a flat shape).
     pub events: &'static [(&'static str, Option<&'static str>)],
     pub shape: Shape,
@@ -61,32 +57,24 @@ pub struct Wiring {
 
 pub const CLAUDE: Wiring = Wiring {
     client: "claude",
-    project_file: ".claude/settings.json",
-    user_file: Some(".claude/settings.json"),
     events: &[("PreToolUse", Some("*")), ("PostToolUse", Some("*"))],
     shape: Shape::Grouped { timeout_ms: false },
 };
 
 pub const CODEX: Wiring = Wiring {
     client: "codex",
-    project_file: ".codex/hooks.json",
-    user_file: Some(".codex/hooks.json"),
     events: &[("PreToolUse", Some(".*")), ("PostToolUse", Some(".*"))],
     shape: Shape::Grouped { timeout_ms: false },
 };
 
 pub const GEMINI: Wiring = Wiring {
     client: "gemini",
-    project_file: ".gemini/settings.json",
-    user_file: Some(".gemini/settings.json"),
     events: &[("BeforeTool", Some(".*")), ("AfterTool", Some(".*"))],
     shape: Shape::Grouped { timeout_ms: true },
 };
 
 pub const COPILOT: Wiring = Wiring {
     client: "copilot",
-    project_file: ".github/hooks/bashgate.json",
-    user_file: None,
     events: &[("preToolUse", None), ("postToolUse", None)],
     shape: Shape::Flat {
         command_key: "bash",
@@ -97,8 +85,6 @@ pub const COPILOT: Wiring = Wiring {
 
 pub const CURSOR: Wiring = Wiring {
     client: "cursor",
-    project_file: ".cursor/hooks.json",
-    user_file: Some(".cursor/hooks.json"),
     events: &[
         ("beforeShellExecution", None),
         ("beforeMCPExecution", None),
@@ -114,6 +100,24 @@ pub const CURSOR: Wiring = Wiring {
 };
 
 pub const CLIENTS: [Wiring; 5] = [CLAUDE, CODEX, GEMINI, COPILOT, CURSOR];
+
+impl Wiring {
+    fn described(&self) -> &'static bashgate::clients::Client {
+        bashgate::clients::get(self.client)
+            .expect("every wired client is in gate/data/clients.toml")
+    }
+
+    /// The settings file, relative to the project directory.
+    pub fn project_file(&self) -> &'static str {
+        &self.described().hook_file
+    }
+
+    /// The settings file, relative to the home directory (`None`: the
+    /// client reads hooks only from the project).
+    pub fn user_file(&self) -> Option<&'static str> {
+        self.described().user_hook_file.as_deref()
+    }
+}
 
 /// Whether a hook command is bashgate's hook for `client` (any binary
 /// path, `bashgate hook CLIENT` or `bashgate-hook CLIENT`, with or without

@@ -271,6 +271,14 @@ pub fn default_protected(at: &Places, extra: &[PathBuf]) -> Vec<PathBuf> {
     }
     if let Some(h) = at.home {
         out.extend(TABLE.home.iter().map(|rel| h.join(rel)));
+        // Every client's own settings (the client table); for a pattern,
+        // the directory that holds what it matches.
+        out.extend(
+            crate::clients::user_settings().map(|rel| match rel.split_once('*') {
+                Some((before, _)) => h.join(before.rsplit_once('/').map_or(before, |(d, _)| d)),
+                None => h.join(rel),
+            }),
+        );
     }
     out.push(at.state_dir.to_path_buf());
     out.extend(crate::config::candidate_files());
@@ -329,6 +337,17 @@ mod tests {
             );
         }
         assert!(got.iter().all(|p| p.is_absolute()));
+        // Every client's settings, at home and in each directory from the
+        // project's root down (the client table).
+        for c in crate::clients::all().values() {
+            for f in c.user_settings.iter().filter(|f| !f.contains('*')) {
+                assert!(got.contains(&Path::new("/home/u").join(f)), "~/{f}");
+            }
+            let top = c.hook_file.split('/').next().unwrap();
+            for dir in ["/home/u/proj", "/home/u/proj/a", "/home/u/proj/a/sub"] {
+                assert!(got.contains(&Path::new(dir).join(top)), "{dir}/{top}");
+            }
+        }
         // Above the project root is not the project's.
         assert!(!got.contains(&PathBuf::from("/home/u/.vscode")));
         // Installed code is the project's work, like its source.

@@ -2,7 +2,9 @@
 //! taint lives in the state directory and the rules in the configuration
 //! and the client's settings (which hold the hook itself); a command that
 //! deletes a session file, rewrites `.bashgate.toml` or drops the hook from
-//! `.claude/settings.json` would switch the gate off.
+//! a client's settings (`.claude/settings.json`, `.codex/hooks.json`,
+//! `.gemini/settings.json`, `.github/hooks/`, `.cursor/hooks.json`: every
+//! client in the client table) would switch the gate off.
 //!
 //! What a command can touch comes from the analyzer's write model (the
 //! files each invocation writes and removes, globs and run-time parts kept
@@ -137,16 +139,17 @@ impl SelfGuard {
             // Every configuration file that could come into force, not just
             // the one in force now.
             protected.extend(crate::config::candidate_files());
-            for p in [
-                crate::config::PROJECT_FILE,
-                crate::config::LOCAL_FILE,
-                ".claude/settings.json",
-                ".claude/settings.local.json",
-            ] {
+            for p in [crate::config::PROJECT_FILE, crate::config::LOCAL_FILE] {
                 protected.push(cwd.join(p));
             }
+            // Every client's settings in the home directory (a pattern
+            // with `*` is found by `place` wherever it lies).
             if let Some(h) = dirs::home_dir() {
-                protected.push(h.join(".claude/settings.json"));
+                protected.extend(
+                    crate::clients::user_settings()
+                        .filter(|p| !p.contains('*'))
+                        .map(|p| h.join(p)),
+                );
             }
             let mut protected: Vec<PathBuf> = protected
                 .iter()
@@ -164,23 +167,32 @@ impl SelfGuard {
         if let Some(p) = self.protected().iter().find(|p| r.starts_with(p)) {
             return Some(Place::Inside(p.clone()));
         }
-        // A `.bashgate.toml` or `.claude/settings*.json` anywhere: the hook
-        // discovers its configuration from the session's cwd, which the
-        // agent can change with `cd`.
+        // A `.bashgate.toml` anywhere (a project's configuration is never
+        // the agent's to write, wherever the project's root is).
         let mut at = PathBuf::new();
-        let mut last_was_claude = false;
         for c in r.components() {
             at.push(c);
-            let name = c.as_os_str().to_string_lossy();
-            let config_name =
-                name == crate::config::PROJECT_FILE || name == crate::config::LOCAL_FILE;
-            if config_name || (last_was_claude && name.starts_with("settings")) {
+            let name = c.as_os_str();
+            if name == crate::config::PROJECT_FILE || name == crate::config::LOCAL_FILE {
                 return Some(Place::Inside(at));
             }
-            last_was_claude = name == ".claude";
         }
-        if last_was_claude {
-            return Some(Place::Inside(at));
+        // Any client's settings anywhere (the client table), or a directory
+        // on the way to them: each client reads its project's and the
+        // home directory's, and which directory is a project is not ours
+        // to guess.
+        let names: Vec<String> = r
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        for pattern in client_settings() {
+            let p: Vec<&str> = pattern.split('/').collect();
+            for i in 0..names.len() {
+                let n = p.len().min(names.len() - i);
+                if (0..n).all(|k| glob_match(p[k], &names[i + k])) {
+                    return Some(Place::Inside(r.components().take(i + n).collect()));
+                }
+            }
         }
         let under: Vec<PathBuf> = self
             .protected()
@@ -404,8 +416,15 @@ impl SelfGuard {
 
     /// A protected file's name inside a word (code, not a path).
     fn mentions(&self, word: &str) -> Option<String> {
-        for m in [".bashgate", ".claude/settings", "bashgate/config.toml"] {
+        for m in [".bashgate", "bashgate/config.toml"] {
             if word.contains(m) {
+                return Some(m.to_string());
+            }
+        }
+        // A client's settings, up to the first wildcard.
+        for p in client_settings() {
+            let m = p.split('*').next().unwrap_or(p);
+            if m.contains('/') && word.contains(m) {
                 return Some(m.to_string());
             }
         }
@@ -530,6 +549,11 @@ fn bashgate_changes(inv: &Invocation, what: &str) -> Option<Decision> {
             "ask the person to run it",
         ),
     ))
+}
+
+/// Every client's settings, in projects and at home (the client table).
+fn client_settings() -> impl Iterator<Item = &'static str> {
+    crate::clients::settings_patterns().chain(crate::clients::user_settings())
 }
 
 /// Whether `pattern` (`*` any run of characters, `?` one, `[...]` a class)
@@ -698,5 +722,42 @@ mod tests {
             .check_path("Write", &proj, ".claude/settings.json")
             .is_some());
         assert!(g.check_path("Write", &proj, "src/main.rs").is_none());
+    }
+
+    #[test]
+    fn every_clients_hook_settings_are_protected_in_the_project_and_at_home() {
+        let t = tempfile::tempdir().unwrap();
+        let proj = t.path().join("proj");
+        std::fs::create_dir_all(proj.join("sub")).unwrap();
+        let g = SelfGuard::new(&t.path().join("state"), None, &proj.join("sub"));
+        let home = dirs::home_dir().unwrap();
+        for (name, c) in crate::clients::all() {
+            let mut files = vec![proj.join(&c.hook_file), proj.join("sub").join(&c.hook_file)];
+            files.extend(c.user_hook_file.iter().map(|f| home.join(f)));
+            for f in files {
+                let f = f.display();
+                for cmd in [
+                    format!("echo '{{}}' > {f}"),
+                    format!("rm -f {f}"),
+                    format!("sed -i s/bashgate/true/ {f}"),
+                ] {
+                    assert!(denied(&g, &proj, &cmd), "{name}: {cmd}");
+                }
+                assert!(
+                    g.check_path("Write", &proj, &f.to_string()).is_some(),
+                    "{name}: {f}"
+                );
+                assert!(!denied(&g, &proj, &format!("cat {f}")), "{name}: {f}");
+            }
+            // The directory holding them, removed whole.
+            let dir = c.hook_file.split('/').next().unwrap();
+            assert!(
+                denied(&g, &proj, &format!("rm -rf {}", proj.join(dir).display())),
+                "{name}"
+            );
+        }
+        // Work beside them is not the gate's business.
+        assert!(!denied(&g, &proj, "echo x > .github/workflows/ci.yml"));
+        assert!(!denied(&g, &proj, "echo x > .gemini-notes.md"));
     }
 }

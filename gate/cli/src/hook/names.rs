@@ -1,30 +1,7 @@
-//! Other clients' tool names and inputs in the gate's terms
-//! (`gate/data/clients.toml`).
+//! Other clients' tool names and inputs in the gate's terms (the client
+//! table, `bashgate::clients`).
 
-use std::collections::BTreeMap;
-use std::sync::LazyLock;
-
-use serde::Deserialize;
 use serde_json::Value;
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Client {
-    tools: BTreeMap<String, String>,
-    command_keys: BTreeMap<String, String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Table {
-    codex: Client,
-    gemini: Client,
-    copilot: Client,
-    cursor: Client,
-}
-
-static TABLE: LazyLock<Table> =
-    LazyLock::new(|| bashgate::data::parse(bashgate::data::CLIENTS, "clients"));
 
 #[derive(Debug, Clone, Copy)]
 pub enum ClientName {
@@ -34,22 +11,25 @@ pub enum ClientName {
     Cursor,
 }
 
-fn client(c: ClientName) -> &'static Client {
-    match c {
-        ClientName::Codex => &TABLE.codex,
-        ClientName::Gemini => &TABLE.gemini,
-        ClientName::Copilot => &TABLE.copilot,
-        ClientName::Cursor => &TABLE.cursor,
+impl ClientName {
+    /// The client's name in the table (and in `bashgate hook NAME`).
+    pub fn key(self) -> &'static str {
+        match self {
+            ClientName::Codex => "codex",
+            ClientName::Gemini => "gemini",
+            ClientName::Copilot => "copilot",
+            ClientName::Cursor => "cursor",
+        }
     }
+}
+
+fn client(c: ClientName) -> &'static bashgate::clients::Client {
+    bashgate::clients::get(c.key()).expect("every hook client is in gate/data/clients.toml")
 }
 
 /// The gate's name for the client's tool; an unlisted tool keeps its name.
 pub fn tool(c: ClientName, name: &str) -> String {
-    client(c)
-        .tools
-        .get(name)
-        .cloned()
-        .unwrap_or_else(|| name.to_string())
+    client(c).tool(name)
 }
 
 /// The tool input with its shell command under `command`, where the
@@ -85,6 +65,15 @@ mod tests {
         assert_eq!(tool(ClientName::Codex, "Bash"), "Bash");
         // Unlisted tools keep their names (and are unknown services).
         assert_eq!(tool(ClientName::Gemini, "save_memory"), "save_memory");
+        // The shell tool as each client's matchers see it is its Bash.
+        for c in [
+            ClientName::Codex,
+            ClientName::Gemini,
+            ClientName::Copilot,
+            ClientName::Cursor,
+        ] {
+            assert_eq!(tool(c, &client(c).shell_tool), "Bash", "{c:?}");
+        }
     }
 
     #[test]

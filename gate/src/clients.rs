@@ -1,0 +1,113 @@
+//! The agent clients bashgate speaks for, as one table
+//! (`gate/data/clients.toml`): their tool names, where their hooks and
+//! settings live, their executables, the variables that name the project
+//! directory. Everything that must know about a client reads it here, so a
+//! client cannot be spoken for and left unprotected.
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use serde::Deserialize;
+
+/// One client, as the table describes it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Client {
+    /// Its name for people ("Claude Code").
+    pub name: String,
+    pub executables: Vec<String>,
+    /// The shell tool's name as the client's hook matchers see it.
+    pub shell_tool: String,
+    /// The client's tool name = the gate's name.
+    pub tools: BTreeMap<String, String>,
+    /// Tools whose shell command is under another key than `command`.
+    pub command_keys: BTreeMap<String, String>,
+    /// Where `bashgate init` wires the hook, relative to the project.
+    pub hook_file: String,
+    /// The same relative to home; none: the client reads only the project's.
+    pub user_hook_file: Option<String>,
+    /// Project files (or directories) that can change its hooks or
+    /// permissions, relative to any directory; `*` within a name.
+    pub settings: Vec<String>,
+    /// The same under the home directory.
+    pub user_settings: Vec<String>,
+    /// Variables naming the project directory to its hooks.
+    pub project_dir_env: Vec<String>,
+    /// Whether it shows a question to the person.
+    pub can_ask: bool,
+}
+
+/// The table's clients, by the name `bashgate hook NAME` uses.
+pub type Table = BTreeMap<String, Client>;
+
+static TABLE: LazyLock<Table> =
+    LazyLock::new(|| crate::data::parse(crate::data::CLIENTS, "clients"));
+
+/// Every client, by its hook name.
+pub fn all() -> &'static Table {
+    &TABLE
+}
+
+/// The client `bashgate hook NAME` speaks for.
+pub fn get(name: &str) -> Option<&'static Client> {
+    TABLE.get(name)
+}
+
+/// Every client's project settings patterns (see [`Client::settings`]).
+pub fn settings_patterns() -> impl Iterator<Item = &'static str> {
+    TABLE
+        .values()
+        .flat_map(|c| c.settings.iter().map(String::as_str))
+}
+
+/// Every client's settings under the home directory, relative to it.
+pub fn user_settings() -> impl Iterator<Item = &'static str> {
+    TABLE
+        .values()
+        .flat_map(|c| c.user_settings.iter().map(String::as_str))
+}
+
+impl Client {
+    /// The gate's name for this client's tool; an unlisted tool keeps its
+    /// name.
+    pub fn tool(&self, name: &str) -> String {
+        self.tools
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| name.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_client_is_described_and_wires_its_hook_where_its_settings_are_protected() {
+        for name in ["claude", "codex", "gemini", "copilot", "cursor"] {
+            let c = get(name).unwrap_or_else(|| panic!("{name} is not in clients.toml"));
+            assert!(!c.executables.is_empty(), "{name}");
+            // The file bashgate's hook is written to is one an agent may
+            // not change.
+            let covered = |file: &str, patterns: &[String]| {
+                patterns.iter().any(|p| {
+                    let (p, f): (Vec<&str>, Vec<&str>) =
+                        (p.split('/').collect(), file.split('/').collect());
+                    p.len() <= f.len()
+                        && p.iter().zip(&f).all(|(p, f)| match p.split_once('*') {
+                            Some((a, b)) => f.starts_with(a) && f.ends_with(b),
+                            None => p == f,
+                        })
+                })
+            };
+            assert!(
+                covered(&c.hook_file, &c.settings),
+                "{name}: {}",
+                c.hook_file
+            );
+            if let Some(u) = &c.user_hook_file {
+                assert!(covered(u, &c.user_settings), "{name}: ~/{u}");
+            }
+        }
+    }
+}
