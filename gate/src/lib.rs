@@ -30,6 +30,7 @@ pub mod data;
 pub mod decision;
 pub mod endpoint;
 pub mod engine;
+pub mod json;
 pub mod fence;
 pub mod policy;
 pub mod reads;

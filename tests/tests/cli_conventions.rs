@@ -161,3 +161,33 @@ fn init_replaces_its_own_entry_when_the_binary_moves() {
     let o = s.run(&["init", "copilot", "--user"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// A report whose reader has gone (`| head -1`) ends quietly: no panic
+/// about the closed pipe.
+#[test]
+fn a_report_piped_into_head_ends_quietly() {
+    use std::process::Stdio;
+    let s = Sandbox::new();
+    s.taint("s", true, true);
+    for args in [
+        &["rules"][..],
+        &["taint", "show", "--session", "s"],
+        &["audit"],
+        &["config"],
+    ] {
+        let mut child = s
+            .command()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader is gone before the report is written (the program
+        // takes milliseconds to start), so its first write meets a closed
+        // pipe.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}

@@ -441,6 +441,20 @@ enum TaintAction {
 
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
+    // A report piped into `head` ends quietly when the reader has had
+    // enough, as other command-line tools do, instead of panicking on the
+    // closed pipe. Not for what must answer or keep serving whatever a
+    // reader does: the hook, the daemon, a fenced run.
+    if !matches!(
+        cli.command,
+        Command::Hook { .. } | Command::Serve { .. } | Command::Run { .. }
+    ) {
+        // SAFETY: restoring a signal's default disposition before any
+        // thread starts has no other effect on this process.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     let config_flag = cli.config;
     let color = cli.color;
     match cli.command {

@@ -1,8 +1,8 @@
 //! Reading the Cop's verdict: exactly one JSON object with `flagged` (and
 //! usually `reason`), possibly inside a code fence or surrounded by prose.
 //! No readable `flagged`, or more than one object that has one (a second
-//! verdict hidden after the first, a verdict quoted from the command), is
-//! an error, never a guess.
+//! verdict hidden after the first, a verdict quoted from the command), or
+//! an object that names a key twice, is an error, never a guess.
 
 use serde_json::Value;
 
@@ -28,11 +28,17 @@ pub fn verdict(text: &str) -> Result<(bool, String), String> {
                 shown()
             ));
         }
-        let mut it = serde_json::Deserializer::from_str(&text[i..]).into_iter::<Value>();
-        match it.next() {
-            Some(Ok(Value::Object(o))) => {
+        match crate::json::first(&text[i..]) {
+            // A key named twice: which one a reader takes is a guess.
+            Some(Err(e)) if e.to_string().contains("appears twice") => {
+                return Err(format!(
+                    "the reviewer's answer names a key twice ({e}): `{}`",
+                    shown()
+                ));
+            }
+            Some(Ok((Value::Object(o), len))) => {
                 // Objects nested inside this one are part of it.
-                at = i + it.byte_offset();
+                at = i + len;
                 if let Some(v) = o.get("flagged") {
                     let Some(flagged) = flag(v) else {
                         return Err(format!(
@@ -115,6 +121,10 @@ mod tests {
             "{\"flagged\": false, \"reason\": \"ok\"}\n```json\n{\"flagged\": true}\n```",
             "{\"flagged\": false} {\"flagged\": false}",
             "{\"flagged\": false} {\"flagged\": \"maybe\"}",
+            // A key named twice: serde_json keeps the last, others the first.
+            "{\"flagged\": true, \"flagged\": false}",
+            "{\"flagged\": false, \"reason\": \"a\", \"reason\": \"b\"}",
+            "{\"note\": {\"x\": 1, \"x\": 2}, \"flagged\": false}",
         ] {
             assert!(verdict(t).is_err(), "{t}");
         }

@@ -140,7 +140,9 @@ pub(crate) fn json_object(
             e.valid_up_to()
         ));
     }
-    let v: Value = serde_json::from_slice(bytes)
+    // A key named twice is not read either way: the client may have meant
+    // the other one.
+    let v: Value = bashgate::json::from_slice(bytes)
         .map_err(|e| format!("the hook input is not valid JSON ({e})"))?;
     match v {
         Value::Object(o) => Ok(o),
