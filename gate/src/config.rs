@@ -478,8 +478,11 @@ pub struct ServeConfig {
     /// PEM certificates of the authorities that sign the PostgreSQL
     /// server's TLS certificate (default: the public web's roots).
     pub store_ca_file: Option<PathBuf>,
-    /// The longest one store operation may take before the request is
-    /// answered as an error (and the client follows `on_error`).
+    /// The longest the store operations of one request may take, together
+    /// (and so each one), before the request is answered as an error (and
+    /// the client follows `on_error`). Keep it under the containers'
+    /// `[remote] timeout_ms`, so a store that hangs is answered before the
+    /// hook gives up.
     pub store_timeout_ms: u64,
     /// A pending approval not answered within this many seconds is denied.
     pub approval_timeout_s: u64,

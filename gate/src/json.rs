@@ -77,7 +77,9 @@ impl<'de> Visitor<'de> for StrictVisitor {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             if out.contains_key(&key) {
-                return Err(de::Error::custom(format!("the key \"{key}\" appears twice")));
+                return Err(de::Error::custom(format!(
+                    "the key \"{key}\" appears twice"
+                )));
             }
             let Strict(v) = map.next_value()?;
             out.insert(key, v);

@@ -283,6 +283,42 @@ impl PgServer {
         }
     }
 
+    /// Freezes the server and every process it started (SIGSTOP), as a
+    /// hung database host would be: connections stay open, nothing answers.
+    pub fn freeze(&self) {
+        self.signal_all(libc::SIGSTOP);
+    }
+
+    /// Lets a frozen server go on (SIGCONT).
+    pub fn thaw(&self) {
+        self.signal_all(libc::SIGCONT);
+    }
+
+    fn signal_all(&self, sig: i32) {
+        let Some(main) = self.child.lock().unwrap().as_ref().map(|c| c.id() as i32) else {
+            return;
+        };
+        let mut pids = vec![main];
+        for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+                continue;
+            };
+            let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+            // The parent is the second field after the parenthesised name.
+            let ppid = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|p| p.parse::<i32>().ok());
+            if ppid == Some(main) {
+                pids.push(pid);
+            }
+        }
+        for pid in pids {
+            // SAFETY: signalling a process this harness started.
+            unsafe { libc::kill(pid, sig) };
+        }
+    }
+
     pub fn log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
     }

@@ -444,3 +444,29 @@ fn a_database_reached_over_tls_has_its_certificate_verified() {
     .expect("no TLS where it is required is refused");
     assert!(!err.is_empty());
 }
+
+/// Issue 33: a database that hangs (connections open, nothing answered)
+/// costs one request at most `store_timeout_ms` in all (its operations
+/// share it), so the daemon's error reaches the container's hook before the
+/// hook's own deadline (`[remote] timeout_ms`, 5 s): the answer says what
+/// failed, and is the person's `on_error`.
+#[test]
+fn a_frozen_database_is_answered_before_the_hooks_deadline() {
+    let pg = PgServer::start();
+    let d = Daemon::start_on(&pg.database(), HOST, CONTAINER, Listen::Tcp);
+    let tok = d.session("frozen");
+    d.taint("frozen", true, false);
+    // A first check fills the daemon's connection pool.
+    let a = d.hook_json(Some(&tok), &bash("echo warm")).finish();
+    assert_eq!(a.decision(), "allow", "{a:?}");
+    pg.freeze();
+    let a = d
+        .hook_json(Some(&tok), &bash("curl https://example.com/x"))
+        .finish();
+    pg.thaw();
+    assert_eq!(a.decision(), "deny", "{a:?}");
+    // The daemon's own answer (an error about its store), not the hook
+    // giving up on a daemon that said nothing.
+    assert!(!a.reason().contains("did not answer within"), "{a:?}");
+    assert!(a.reason().contains("no answer within"), "{a:?}");
+}

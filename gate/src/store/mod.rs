@@ -13,6 +13,33 @@
 //! the daemon has acknowledged survives a crash of the daemon or a restart
 //! of the database.
 
+thread_local! {
+    /// When the request this thread serves must be answered by (see
+    /// [`within`]).
+    static REQUEST_ENDS: std::cell::Cell<Option<std::time::Instant>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with every store operation it makes on this thread sharing one
+/// deadline, `budget` from now: the operations of one request together end
+/// (or fail) within it, so a store that hangs cannot make the daemon answer
+/// after the hook waiting for it has given up.
+pub fn within<T>(budget: std::time::Duration, f: impl FnOnce() -> T) -> T {
+    let before = REQUEST_ENDS.replace(Some(std::time::Instant::now() + budget));
+    let out = f();
+    REQUEST_ENDS.set(before);
+    out
+}
+
+/// How long one operation may take now: its own limit, or what is left of
+/// the request's, whichever is less.
+pub(crate) fn operation_limit(own: std::time::Duration) -> std::time::Duration {
+    match REQUEST_ENDS.get() {
+        Some(end) => own.min(end.saturating_duration_since(std::time::Instant::now())),
+        None => own,
+    }
+}
+
 pub mod postgres;
 pub mod sqlite;
 

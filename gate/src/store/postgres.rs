@@ -413,7 +413,7 @@ impl PgStore {
     /// connection that failed or timed out is not put back.
     fn run<T>(&self, f: impl AsyncFnOnce(&mut Client) -> PgResult<T>) -> Result<T, String> {
         let (cfg, tls, slots, pool) = (&self.cfg, &self.tls, &self.slots, &self.pool);
-        let deadline = self.timeout;
+        let deadline = super::operation_limit(self.timeout);
         let out = self.rt().block_on(async move {
             let work = async move {
                 // Held until the connection is back in the pool or dropped.

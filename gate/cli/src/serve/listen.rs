@@ -202,11 +202,55 @@ impl ContainerListener {
 /// are open at once; more are closed as soon as they are accepted, so one
 /// process cannot take every slot.
 pub const PER_PEER: usize = 64;
+/// At most this many from all the processes of one user together: many
+/// processes of one container (one user) cannot take every slot either,
+/// and containers running as other users keep theirs.
+pub const PER_USER: usize = MAX_CONNECTIONS / 4;
 
-/// A unix listener that caps the connections each peer process holds.
+/// Open connections by peer process and by peer user.
+#[derive(Default)]
+pub struct Caps {
+    by_pid: HashMap<i32, usize>,
+    by_uid: HashMap<u32, usize>,
+}
+
+impl Caps {
+    /// Counts a connection from `pid` of user `uid`, unless either is at its
+    /// cap.
+    fn admit(&mut self, pid: i32, uid: u32) -> bool {
+        let (p, u) = (
+            self.by_pid.get(&pid).copied().unwrap_or(0),
+            self.by_uid.get(&uid).copied().unwrap_or(0),
+        );
+        if p >= PER_PEER || u >= PER_USER {
+            return false;
+        }
+        self.by_pid.insert(pid, p + 1);
+        self.by_uid.insert(uid, u + 1);
+        true
+    }
+
+    fn release(&mut self, pid: i32, uid: u32) {
+        if let Some(n) = self.by_pid.get_mut(&pid) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.by_pid.remove(&pid);
+            }
+        }
+        if let Some(n) = self.by_uid.get_mut(&uid) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.by_uid.remove(&uid);
+            }
+        }
+    }
+}
+
+/// A unix listener that caps the connections each peer process, and each
+/// peer user, holds.
 pub struct PerPeer {
     inner: UnixListener,
-    open: Arc<Mutex<HashMap<i32, usize>>>,
+    open: Arc<Mutex<Caps>>,
 }
 
 impl PerPeer {
@@ -221,19 +265,14 @@ impl PerPeer {
 /// A connection counted against its peer until it is dropped.
 pub struct Counted {
     stream: UnixStream,
-    peer: i32,
-    open: Arc<Mutex<HashMap<i32, usize>>>,
+    peer: (i32, u32),
+    open: Arc<Mutex<Caps>>,
 }
 
 impl Drop for Counted {
     fn drop(&mut self) {
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(n) = open.get_mut(&self.peer) {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                open.remove(&self.peer);
-            }
-        }
+        open.release(self.peer.0, self.peer.1);
     }
 }
 
@@ -278,15 +317,19 @@ impl Listener for PerPeer {
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
         loop {
             let (stream, addr) = Listener::accept(&mut self.inner).await;
-            // A peer whose process is unknown counts as one peer.
-            let peer = stream.peer_cred().ok().and_then(|c| c.pid()).unwrap_or(-1);
+            // A peer whose process (or user) is unknown counts as one peer.
+            let cred = stream.peer_cred().ok();
+            let peer = (
+                cred.and_then(|c| c.pid()).unwrap_or(-1),
+                cred.map_or(u32::MAX, |c| c.uid()),
+            );
+            if !self
+                .open
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .admit(peer.0, peer.1)
             {
-                let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-                let n = open.entry(peer).or_insert(0);
-                if *n >= PER_PEER {
-                    continue;
-                }
-                *n += 1;
+                continue;
             }
             let open = self.open.clone();
             return (Counted { stream, peer, open }, addr);
@@ -322,5 +365,31 @@ pub async fn serve<L: Listener>(mut listener: L, router: Router) {
             let _ = http.serve_connection(TokioIo::new(io), service).await;
             drop(permit);
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn many_processes_of_one_user_cannot_take_every_slot() {
+        let mut caps = Caps::default();
+        // One container (uid 0) with twenty processes, each at its cap.
+        let mut admitted = 0;
+        for pid in 1..=20 {
+            for _ in 0..PER_PEER {
+                admitted += usize::from(caps.admit(pid, 0));
+            }
+        }
+        assert_eq!(admitted, PER_USER);
+        assert!(admitted < MAX_CONNECTIONS);
+        // Another container (another user) is still let in, up to its own
+        // caps.
+        assert!(caps.admit(100, 1000));
+        // One released, one more of the first user's.
+        caps.release(1, 0);
+        assert!(caps.admit(21, 0));
+        assert!(!caps.admit(22, 0));
     }
 }

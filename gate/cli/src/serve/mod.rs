@@ -150,11 +150,18 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
 pub async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
-        Err(ApiError::internal(format!(
-            "internal error while deciding (a bug; please report it): {e}"
-        )))
-    })
+    // The store operations of one request share `store_timeout_ms`.
+    let budget = REQUEST_BUDGET
+        .get()
+        .copied()
+        .unwrap_or(Duration::from_secs(2));
+    tokio::task::spawn_blocking(move || bashgate::store::within(budget, f))
+        .await
+        .unwrap_or_else(|e| {
+            Err(ApiError::internal(format!(
+                "internal error while deciding (a bug; please report it): {e}"
+            )))
+        })
 }
 
 /// Flags of `bashgate serve` that override the configuration.
@@ -163,7 +170,12 @@ pub struct Flags {
     pub admin_socket: Option<PathBuf>,
 }
 
+/// How long the store operations of one request may take together
+/// (`[serve] store_timeout_ms`), set once when the daemon starts.
+static REQUEST_BUDGET: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+
 pub fn run(config: Config, config_file: Option<PathBuf>, flags: Flags) -> ExitCode {
+    let _ = REQUEST_BUDGET.set(Duration::from_millis(config.serve.store_timeout_ms));
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
