@@ -110,4 +110,24 @@ mod tests {
             }
         }
     }
+
+    /// The analyzer's catalog lists the places an agent client reads (for
+    /// its write model: a write there is never `safe`; and for the fence:
+    /// they stay read-only). It cannot read this table (it is below the
+    /// gate), so each client's settings must be among them.
+    #[test]
+    fn the_analyzers_catalog_knows_every_clients_settings() {
+        let places = bashgate_analyzer::catalog::persistence::CONTROL_PLACES;
+        for (name, c) in all() {
+            for setting in &c.settings {
+                let top = setting.split('/').next().unwrap();
+                assert!(
+                    places
+                        .iter()
+                        .any(|(p, kind)| *p == top && *kind == "agent-client"),
+                    "{name}: {top} is not an agent-client place in analyzer/catalog.toml"
+                );
+            }
+        }
+    }
 }

@@ -172,9 +172,14 @@ impl Session {
         std::fs::write(dir.join("settings.json"), json).unwrap();
     }
 
-    /// bashgate's configuration for this project (`.bashgate.toml`).
+    /// bashgate's configuration for this project (`.bashgate.toml`),
+    /// written and then trusted by the person (`bashgate trust`), as a
+    /// repository's own file must be before it can loosen anything.
     pub fn config(&self, toml: &str) {
         self.write(".bashgate.toml", toml);
+        let proj = self.proj().display().to_string();
+        let out = self.bashgate(&["trust", &proj]);
+        assert!(out.status.success(), "bashgate trust failed: {out:?}");
     }
 
     /// Runs `bashgate ARGS` in the project directory with this session's

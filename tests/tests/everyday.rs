@@ -80,3 +80,38 @@ fn confinement_leaves_only_the_network_to_the_person() {
         }
     }
 }
+
+/// Issue 33: a session in a project the person has not trusted counts as
+/// having read untrusted content from its start. Its friction on the
+/// everyday commands is a tainted session's: the same answers, with no
+/// untrusted read needed first; trusting the project lifts it.
+#[test]
+fn an_untrusted_projects_friction_is_a_tainted_sessions() {
+    let tainted = decisions("");
+    let s = Sandbox::untrusted();
+    let untrusted: Vec<(String, String)> = everyday()
+        .iter()
+        .map(|c| (c.run.clone(), s.bash("u", &c.run).decision().to_string()))
+        .collect();
+    let asks = |d: &[(String, String)]| d.iter().filter(|(_, x)| x == "ask").count();
+    let fenced = |d: &[(String, String)]| d.iter().filter(|(_, x)| x == "allow-confined").count();
+    println!(
+        "everyday commands in an untrusted project: {} of {} ask, {} run fenced (a tainted session in a trusted one: {} ask, {} fenced)",
+        asks(&untrusted),
+        untrusted.len(),
+        fenced(&untrusted),
+        asks(&tainted),
+        fenced(&tainted)
+    );
+    assert_eq!(untrusted, tainted);
+    s.trust_project();
+    let trusted: Vec<String> = everyday()
+        .iter()
+        .map(|c| s.bash("t", &c.run).decision().to_string())
+        .collect();
+    assert_eq!(
+        trusted.iter().filter(|d| *d == "ask").count(),
+        0,
+        "{trusted:?}"
+    );
+}
