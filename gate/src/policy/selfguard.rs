@@ -142,6 +142,21 @@ impl SelfGuard {
             for p in [crate::config::PROJECT_FILE, crate::config::LOCAL_FILE] {
                 protected.push(cwd.join(p));
             }
+            // Every client's settings here, as they exist (for a glob in
+            // a command, `cp x .claude/setting?.json`, to be matched
+            // against); `place` finds them wherever else they lie.
+            for p in crate::clients::settings_patterns() {
+                match p.rsplit_once('/') {
+                    Some((dir, name)) if name.contains('*') => {
+                        let entries = std::fs::read_dir(cwd.join(dir)).into_iter().flatten();
+                        protected.extend(entries.flatten().map(|e| e.path()).filter(|f| {
+                            f.file_name()
+                                .is_some_and(|n| glob_match(name, &n.to_string_lossy()))
+                        }));
+                    }
+                    _ => protected.push(cwd.join(p)),
+                }
+            }
             // Every client's settings in the home directory (a pattern
             // with `*` is found by `place` wherever it lies).
             if let Some(h) = dirs::home_dir() {
