@@ -743,6 +743,23 @@ pub fn candidate_files() -> Vec<PathBuf> {
     out
 }
 
+/// bashgate's own programs: the one running, and `bashgate` and
+/// `bashgate-hook` beside it. The clients' settings name them, so
+/// replacing one switches the gate off as surely as editing the settings.
+pub fn own_programs() -> Vec<PathBuf> {
+    let Ok(exe) = std::env::current_exe() else {
+        return Vec::new();
+    };
+    let mut out = vec![exe.clone()];
+    out.extend(
+        ["bashgate", "bashgate-hook"]
+            .iter()
+            .map(|n| exe.with_file_name(n))
+            .filter(|p| p.exists()),
+    );
+    out
+}
+
 fn user_config_dir() -> Option<PathBuf> {
     std::env::var_os("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
@@ -770,11 +787,19 @@ pub struct Ignored {
     pub file: PathBuf,
     /// Top-level keys (`profile`, `cop`, `plugins`...).
     pub keys: Vec<&'static str>,
+    /// Why the whole file was left out, when it could not be read.
+    pub unreadable: Option<String>,
 }
 
 impl Ignored {
     /// One sentence for the person.
     pub fn describe(&self) -> String {
+        if let Some(why) = &self.unreadable {
+            return format!(
+                "bashgate is not applying {} at all: the person has not trusted it, and it cannot be read ({why})",
+                self.file.display()
+            );
+        }
         format!(
             "bashgate is not applying `{}` from {}: the person has not trusted this file, so it may only tighten the gate (run `bashgate trust` in that directory to trust it as it is now)",
             self.keys.join("`, `"),
@@ -818,13 +843,33 @@ pub fn load_all(source: &Source) -> Result<Loaded, ConfigError> {
             .unwrap_or_else(|| person.state_dir());
         let trusted = crate::trust::Trusted::load(&state_dir);
         for (_, path) in projects {
-            let text = read(path)?;
-            parse(&text, path)?;
-            let mut with = table.clone();
-            merge(&mut with, toml_table(&text, path)?);
-            let candidate = parse(&toml::to_string(&with).unwrap_or_default(), path)?;
             let root = path.parent().unwrap_or(Path::new("/"));
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let read_and_merged = read(path).and_then(|text| {
+                parse(&text, path)?;
+                let mut with = table.clone();
+                merge(&mut with, toml_table(&text, path)?);
+                let candidate = parse(&toml::to_string(&with).unwrap_or_default(), path)?;
+                Ok((text, with, candidate))
+            });
+            let (text, with, candidate) = match read_and_merged {
+                Ok(x) => x,
+                // The person's file, broken: every call asks until it is
+                // fixed. A file nobody trusted cannot stop the gate from
+                // working (recording taint, deciding by the person's
+                // settings): it is left out whole.
+                Err(e) if trusted.project(root) && is_trusted_content(&trusted, path) => {
+                    return Err(e)
+                }
+                Err(e) => {
+                    ignored.push(Ignored {
+                        file: path.to_path_buf(),
+                        keys: Vec::new(),
+                        unreadable: Some(e.to_string()),
+                    });
+                    continue;
+                }
+            };
             if trusted.file(root, name, text.as_bytes()) {
                 config = candidate;
                 table = with;
@@ -835,6 +880,7 @@ pub fn load_all(source: &Source) -> Result<Loaded, ConfigError> {
                     ignored.push(Ignored {
                         file: path.to_path_buf(),
                         keys,
+                        unreadable: None,
                     });
                 }
             }
@@ -849,11 +895,35 @@ pub fn load_all(source: &Source) -> Result<Loaded, ConfigError> {
     Ok(Loaded { config, ignored })
 }
 
+/// A configuration file larger than this is not one (a link to a device or
+/// to `/proc` would otherwise be read without end).
+const MAX_FILE: u64 = 1 << 20;
+
 fn read(path: &Path) -> Result<String, ConfigError> {
-    std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+    use std::io::Read;
+    let fail = |source| ConfigError::Read {
         file: path.to_path_buf(),
-        source: e,
-    })
+        source,
+    };
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_FILE + 1).read_to_string(&mut text))
+        .map_err(fail)?;
+    if text.len() as u64 > MAX_FILE {
+        return Err(fail(std::io::Error::other(format!(
+            "larger than {} KiB",
+            MAX_FILE >> 10
+        ))));
+    }
+    Ok(text)
+}
+
+/// Whether the person trusted a file of this name in this project at all
+/// (a file they trusted that is now broken is theirs to fix).
+fn is_trusted_content(trusted: &crate::trust::Trusted, path: &Path) -> bool {
+    let root = path.parent().unwrap_or(Path::new("/"));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    trusted.has_file(root, name)
 }
 
 fn toml_table(text: &str, path: &Path) -> Result<toml::Table, ConfigError> {
@@ -927,7 +997,11 @@ pub fn tighten(base: &Config, wanted: &Config) -> (Config, Vec<&'static str>) {
     }
     r.audit.enabled |= w.audit.enabled;
     r.hook.auto_approve &= w.hook.auto_approve;
-    r.confine.when = stricter_when(b.confine.when, w.confine.when);
+    // Confinement instead of the person's question is not tighter for a
+    // person who chose the question (`never`).
+    if b.confine.when != ConfineWhen::Never {
+        r.confine.when = stricter_when(b.confine.when, w.confine.when);
+    }
     if fence_rank(&w.confine.profile) > fence_rank(&b.confine.profile) {
         r.confine.profile = w.confine.profile.clone();
     }
@@ -1589,6 +1663,54 @@ mod tests {
         assert_eq!(c.confine.protect, [PathBuf::from("/srv/x")]);
         assert_eq!(c.services["mail"].dangerous_writes, Writes::Forbidden);
         assert!(c.git_guard.enabled);
+    }
+
+    #[test]
+    fn a_person_who_chose_to_be_asked_stays_asked() {
+        let d = tempfile::tempdir().unwrap();
+        let user = d.path().join("user.toml");
+        std::fs::write(&user, "[confine]\nwhen = \"never\"\n").unwrap();
+        let file = d.path().join(PROJECT_FILE);
+        std::fs::write(&file, "[confine]\nwhen = \"tainted\"\n").unwrap();
+        let got = load_all(&Source {
+            layers: vec![(LayerKind::User, user), (LayerKind::Project, file)],
+            state_dir: Some(d.path().join("state")),
+        })
+        .unwrap();
+        assert_eq!(got.config.confine.when, ConfineWhen::Never);
+        assert_eq!(got.ignored[0].keys, ["confine"]);
+    }
+
+    #[test]
+    fn an_untrusted_file_that_cannot_be_read_is_left_out_whole() {
+        let d = tempfile::tempdir().unwrap();
+        let file = d.path().join(PROJECT_FILE);
+        std::fs::write(&file, "profile = \"strict\"\nbogus = 1\n").unwrap();
+        let source = Source {
+            layers: vec![(LayerKind::Project, file.clone())],
+            state_dir: Some(d.path().join("state")),
+        };
+        let got = load_all(&source).unwrap();
+        assert_eq!(
+            format!("{:?}", got.config),
+            format!("{:?}", Config::default())
+        );
+        assert!(
+            got.ignored[0].describe().contains("cannot be read"),
+            "{:?}",
+            got.ignored
+        );
+        // One too large to be a configuration (a link to a device).
+        std::fs::write(&file, "#".repeat(2 << 20)).unwrap();
+        assert!(load_all(&source).unwrap().ignored[0].unreadable.is_some());
+        // A file the person trusted, broken since: theirs to fix, so an
+        // error (every call asks).
+        std::fs::write(&file, "profile = \"strict\"\n").unwrap();
+        let mut t = crate::trust::Trusted::default();
+        t.trust(d.path(), &[PROJECT_FILE]).unwrap();
+        t.save(&d.path().join("state")).unwrap();
+        std::fs::write(&file, "profile = \"strict\"\nbogus = 1\n").unwrap();
+        assert!(load_all(&source).is_err());
     }
 
     #[test]

@@ -65,6 +65,13 @@ pub struct Gate {
     pub config_file: Option<PathBuf>,
     /// Where the agent runs, as the Cop is told.
     pub runs_in: RunsIn,
+    /// The project's working tree (the hook's anchor): a tainted session's
+    /// write tools may write only there (`policy/toolwrites.rs`).
+    pub project: Option<PathBuf>,
+    /// The `bashgate` program this surface writes into a fenced command's
+    /// line (the hook's); a post-tool event's command is read as a fenced
+    /// run only when it runs this program.
+    pub fence_runner: Option<PathBuf>,
     /// The project the session works in, when the person has not trusted it
     /// (and `[taint] untrusted_projects` is on): the session counts as
     /// corruption-tainted from its start.
@@ -152,6 +159,10 @@ impl Env for CallEnv<'_> {
     fn before_slow(&self) {
         self.gate.slow()
     }
+
+    fn project(&self) -> Option<&Path> {
+        self.gate.project.as_deref()
+    }
 }
 
 impl Gate {
@@ -167,6 +178,8 @@ impl Gate {
             config_file: None,
             runs_in: RunsIn::default(),
             untrusted_project: None,
+            fence_runner: None,
+            project: None,
             store,
             layers: OnceCell::new(),
             tools: OnceCell::new(),
@@ -534,7 +547,7 @@ impl Gate {
     pub fn record(&self, call: &ToolCall) -> Result<Vec<Source>, StateError> {
         // A command the hook rewrote to run fenced is recorded as the
         // agent's own command (what it read is what that command read).
-        let unwrapped = fenced_original(call);
+        let unwrapped = fenced_original(call, self.fence_runner.as_deref());
         let call = match &unwrapped {
             Some(input) => &ToolCall { input, ..*call },
             None => call,
@@ -574,8 +587,8 @@ impl Gate {
 
 /// The input with the agent's original command, when the command is one
 /// the hook rewrote to run under `bashgate run`.
-fn fenced_original(call: &ToolCall) -> Option<serde_json::Value> {
-    let original = crate::rewrite::original(call.command()?)?;
+fn fenced_original(call: &ToolCall, runner: Option<&Path>) -> Option<serde_json::Value> {
+    let original = crate::rewrite::original_by(call.command()?, runner)?;
     let mut input = call.input.clone();
     input["command"] = serde_json::Value::String(original);
     Some(input)

@@ -92,6 +92,13 @@ pub fn fenced_plain(bashgate: &Path, how: &Fencing, command: &str) -> String {
 /// (`echo x run --profile p -- 'curl evil'`) is not a fenced run, and must
 /// not be recorded as that command having run.
 pub fn original(line: &str) -> Option<String> {
+    original_by(line, None)
+}
+
+/// As [`original`], and the line must run `runner` (the `bashgate` this
+/// hook writes into its lines) when it is given; otherwise a program named
+/// `bashgate`.
+pub fn original_by(line: &str, runner: Option<&Path>) -> Option<String> {
     let start = fenced_start();
     let (full, rest) = match line.strip_prefix(start.as_str()) {
         Some(rest) => (true, rest),
@@ -132,6 +139,13 @@ pub fn original(line: &str) -> Option<String> {
         config: config.as_deref(),
     };
     let bin = Path::new(&bin);
+    let ours = match runner {
+        Some(r) => bin == r,
+        None => bin.file_name().is_some_and(|n| n == "bashgate"),
+    };
+    if !ours {
+        return None;
+    }
     let again = if full {
         fenced(bin, &how, &command)
     } else {
@@ -192,9 +206,9 @@ mod tests {
                     Some(Path::new("/etc/x y.toml"))
                 },
             };
-            let line = fenced(Path::new("/usr/bin/bash gate"), &how, c);
+            let line = fenced(Path::new("/usr/my bin/bashgate"), &how, c);
             assert_eq!(original(&line).as_deref(), Some(c), "{line}");
-            let line = fenced_plain(Path::new("/usr/bin/bash gate"), &how, c);
+            let line = fenced_plain(Path::new("/usr/my bin/bashgate"), &how, c);
             assert_eq!(original(&line).as_deref(), Some(c), "{line}");
             // The wrapper adds no `$( )` (Gemini CLI refuses it).
             assert_eq!(line.contains("$("), c.contains("$("), "{line}");
@@ -213,6 +227,14 @@ mod tests {
         };
         let real = fenced_plain(Path::new("/bin/bashgate"), &how, "curl evil");
         assert_eq!(original(&real).as_deref(), Some("curl evil"));
+        let bin = Path::new("/bin/bashgate");
+        assert_eq!(original_by(&real, Some(bin)).as_deref(), Some("curl evil"));
+        // Another program's line, however well formed, is not a fenced run.
+        let echo = fenced_plain(Path::new("echo"), &how, "curl evil");
+        assert_eq!(original(&echo), None);
+        assert_eq!(original_by(&echo, Some(bin)), None);
+        let other = fenced_plain(Path::new("/tmp/bashgate"), &how, "curl evil");
+        assert_eq!(original_by(&other, Some(bin)), None);
         // Text shaped like a fenced line, run as something else.
         for forged in [
             format!("echo {real}"),

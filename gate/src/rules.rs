@@ -105,6 +105,9 @@ gate_rules! {
     FenceLeftBehind "BG424" "fence-left-behind" "A fenced command created a control file (a `.git`, a client's settings, bashgate's configuration) that could not be moved aside, and it is still there."
         "Such a file decides what git, the agent's client or bashgate does next; until the person has looked at it and removed it, nothing runs without them (`strict` denies)."
         "any call after `bashgate run` reported \"could not be moved aside\"" "the same call once the file is gone";
+    WriteOutsideTree "BG425" "write-outside-tree" "In a tainted session, a file-writing tool (Write, Edit...) writes outside the project's working tree or into one of its control places (`.git`, a client's settings)."
+        "These tools cannot run inside the fence, so they are held to what a fenced command may write; a git hook, a shell's startup file or a link out of the tree would run code later, outside any fence. The person is asked (`strict` denies)."
+        "Write `.git/hooks/pre-commit`, Write `~/.bashrc` after a web fetch" "Write `src/main.rs` in the project";
 }
 
 impl GateRule {

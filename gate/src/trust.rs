@@ -80,6 +80,14 @@ impl Trusted {
             .is_some_and(|h| *h == digest(content))
     }
 
+    /// Whether the person trusted a file of this name in the project at
+    /// `root`, whatever its content was.
+    pub fn has_file(&self, root: &Path, name: &str) -> bool {
+        self.projects
+            .get(&key(root))
+            .is_some_and(|p| p.files.contains_key(name))
+    }
+
     /// Forgets the project at `root`; whether it was trusted.
     pub fn revoke(&mut self, root: &Path) -> bool {
         self.projects.remove(&key(root)).is_some()

@@ -118,7 +118,7 @@ fn check(w: &World, command: &str) {
     );
     assert_eq!(
         rewrite::original(&rewrite::fenced(
-            Path::new("/b"),
+            Path::new("/b/bashgate"),
             &how(Path::new("/p 'q'")),
             command
         ))

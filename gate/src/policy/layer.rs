@@ -54,6 +54,11 @@ pub trait Env {
     fn review(&self, q: &Question) -> CopResult;
     /// Called before an operation that may block (a plugin).
     fn before_slow(&self);
+    /// The project's working tree, as the surface anchored it (the hook:
+    /// the client's project directory, else the session's first root).
+    fn project(&self) -> Option<&Path> {
+        None
+    }
 }
 
 /// A call as the layers see it: the tool call, what kind of tool it is,

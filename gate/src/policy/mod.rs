@@ -20,6 +20,7 @@ pub mod payload;
 pub mod plugins;
 pub mod selfguard;
 pub mod service;
+pub mod toolwrites;
 
 pub use layer::{BashCall, Call, Env, PolicyLayer, ServiceCall, Step, Subject};
 
@@ -38,6 +39,7 @@ pub const LAYERS: &[(&str, Build)] = &[
     ("fence-left-behind", leftover::build),
     ("destructive", destructive::build),
     ("self-protection", selfguard::build),
+    ("tool-writes", toolwrites::build),
     ("denylist", denylist::build),
     ("allowlist", allowlist::build),
     ("git-guard", gitguard::build),

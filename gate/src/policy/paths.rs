@@ -293,6 +293,14 @@ fn home() -> Option<PathBuf> {
 /// component applied in turn with symlinks followed where they exist, and
 /// what does not exist applied lexically. `None` for `~user` forms.
 pub fn resolve(base: &Path, written: &str) -> Option<PathBuf> {
+    resolve_within(base, written, 0)
+}
+
+/// How many symbolic links one resolution follows (the kernel's own
+/// limit): past it, opening the path fails anyway.
+const MAX_LINKS: usize = 40;
+
+fn resolve_within(base: &Path, written: &str, links: usize) -> Option<PathBuf> {
     let expanded: PathBuf = if written == "~" {
         home()?
     } else if let Some(rest) = written.strip_prefix("~/") {
@@ -320,7 +328,19 @@ pub fn resolve(base: &Path, written: &str) -> Option<PathBuf> {
                 if exists {
                     match std::fs::canonicalize(&cur) {
                         Ok(real) => cur = real,
-                        Err(_) => exists = std::fs::symlink_metadata(&cur).is_ok(),
+                        Err(_) => {
+                            let meta = std::fs::symlink_metadata(&cur);
+                            exists = meta.is_ok();
+                            // A link to nothing yet: writing through it
+                            // creates its target, so the target is the
+                            // path written.
+                            if meta.is_ok_and(|m| m.file_type().is_symlink()) && links < MAX_LINKS {
+                                let target = std::fs::read_link(&cur).ok()?;
+                                let dir = cur.parent().unwrap_or(Path::new("/")).to_path_buf();
+                                cur = resolve_within(&dir, &target.to_string_lossy(), links + 1)?;
+                                exists = std::fs::symlink_metadata(&cur).is_ok();
+                            }
+                        }
                     }
                 }
             }

@@ -139,6 +139,7 @@ impl SelfGuard {
             // Every configuration file that could come into force, not just
             // the one in force now.
             protected.extend(crate::config::candidate_files());
+            protected.extend(crate::config::own_programs());
             for p in [crate::config::PROJECT_FILE, crate::config::LOCAL_FILE] {
                 protected.push(cwd.join(p));
             }
@@ -277,6 +278,11 @@ impl SelfGuard {
         for (program, inv) in call.named() {
             let name = base_name(program);
             let what = || format!("`{}`", call.snippet(inv));
+            // The hook program run by hand speaks as the client (a forged
+            // post-tool event is a forged approval): never the agent's.
+            if name == "bashgate-hook" {
+                return Some(hook_by_hand(&what()));
+            }
             if name == "bashgate" {
                 if let Some(d) = bashgate_changes(inv, &what()) {
                     return Some(d);
@@ -522,6 +528,22 @@ fn is_interpreter(name: &str) -> bool {
                 .strip_prefix(i.as_str())
                 .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
     })
+}
+
+/// Running the hook program itself: whatever it is given, it records
+/// events and answers as the client would.
+fn hook_by_hand(what: &str) -> Decision {
+    let rule = GateRule::SelfProtection;
+    Decision::deny(
+        Layer::Always,
+        rule,
+        reason(
+            what,
+            "it runs bashgate's hook by hand, which would report events (a command having run, so approved) as the agent's client",
+            rule,
+            "ask the person to run it",
+        ),
+    )
 }
 
 /// bashgate's own subcommands that change state are the person's.
@@ -771,8 +793,43 @@ mod tests {
                 "{name}"
             );
         }
+        // A link to one that does not exist yet: writing through it
+        // creates it.
+        let links = t.path().join("links");
+        std::fs::create_dir_all(&links).unwrap();
+        std::os::unix::fs::symlink(proj.join(".claude/settings.local.json"), links.join("a"))
+            .unwrap();
+        std::os::unix::fs::symlink("b", links.join("c")).unwrap();
+        std::os::unix::fs::symlink(home.join(".codex/hooks.json"), links.join("b")).unwrap();
+        for link in ["a", "c"] {
+            let link = links.join(link).display().to_string();
+            let link = link.as_str();
+            assert!(g.check_path("Write", &proj, link).is_some(), "{link}");
+            assert!(
+                denied(&g, &proj, &format!("echo '{{}}' > {link}")),
+                "{link}"
+            );
+        }
         // Work beside them is not the gate's business.
         assert!(!denied(&g, &proj, "echo x > .github/workflows/ci.yml"));
         assert!(!denied(&g, &proj, "echo x > .gemini-notes.md"));
+        // bashgate's own programs, which the settings name.
+        let exe = std::env::current_exe().unwrap();
+        assert!(g
+            .check_path("Write", &proj, &exe.display().to_string())
+            .is_some());
+        assert!(denied(
+            &g,
+            &proj,
+            &format!("cp /tmp/evil {}", exe.display())
+        ));
+        // The hook program itself, run by hand, is the client speaking.
+        for cmd in [
+            "echo '{}' | bashgate-hook claude",
+            "env bashgate-hook gemini < ev.json",
+            "/usr/local/bin/bashgate-hook --version",
+        ] {
+            assert!(denied(&g, &proj, cmd), "{cmd}");
+        }
     }
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,9 @@ class Workspace:
         monkeypatch.setenv("BASHGATE_CONFIG", str(self.config))
         monkeypatch.setenv("BASHGATE_STATE_DIR", str(root / "state"))
         monkeypatch.delenv("BASHGATE_BIN", raising=False)
+        # The person's own project: one they have not trusted counts as
+        # untrusted content (every session starts corruption-tainted).
+        subprocess.run([bin, "trust", str(self.dir)], check=True, capture_output=True)
 
     def write_config(self, extra: str) -> None:
         self.config.write_text(BASE_CONFIG + extra)

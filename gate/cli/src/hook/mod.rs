@@ -196,6 +196,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
     } = anchored;
     let config_file = source.path().map(Path::to_path_buf);
     let untrusted = untrusted_project(&config, project.as_deref());
+    let anchored_project = project.clone();
     let audit = config.audit.enabled.then(|| config.audit_path());
     let remote = remote
         .map(str::to_string)
@@ -349,6 +350,8 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
     let mut gate = Gate::new(config);
     gate.config_file = config_file;
     gate.untrusted_project = untrusted;
+    gate.fence_runner = gate_program().ok();
+    gate.project = anchored_project;
     gate.on_slow(Box::new(move || {
         let render: fn(&Decision) -> Value = |d| P::render(Reply::Decision(d));
         start_watchdog(
@@ -412,7 +415,9 @@ fn anchor(
         if let Some(p) = store.load(session).ok().and_then(|s| s.project) {
             return Some(p);
         }
-        let here = config::repository_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
+        // The directory itself, not its spelling (`proj/../other`).
+        let real = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+        let here = config::repository_root(&real).unwrap_or(real);
         // Kept, so nothing made later (a `build/.git`) moves it; unkept
         // (the state cannot be written), this event's answer still holds.
         store
