@@ -396,7 +396,11 @@ pub fn config_check(flag: Option<&Path>, json: bool) -> ExitCode {
             "untrusted": ignored.iter().map(|i| serde_json::json!({"path": i.file, "ignored": i.keys})).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-        return ExitCode::SUCCESS;
+        return if ignored.iter().any(|i| i.unreadable.is_some()) {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        };
     }
     // Most specific first: the file whose settings win.
     match source.layers.last() {
@@ -419,7 +423,12 @@ pub fn config_check(flag: Option<&Path>, json: bool) -> ExitCode {
     println!("state directory: {}", c.state_dir().display());
     println!("layers: {}", layers.join(" → "));
     println!("on_error: {}", c.on_error.as_str());
-    ExitCode::SUCCESS
+    // A file that cannot be read is a mistake to fix, whoever's it is.
+    if ignored.iter().any(|i| i.unreadable.is_some()) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 /// `bashgate trust`: the person trusts the project at `dir` (default: the
