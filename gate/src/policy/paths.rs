@@ -325,23 +325,24 @@ fn resolve_within(base: &Path, written: &str, links: usize) -> Option<PathBuf> {
             }
             Component::Normal(c) => {
                 cur.push(c);
-                if exists {
-                    match std::fs::canonicalize(&cur) {
-                        Ok(real) => cur = real,
-                        Err(_) => {
-                            let meta = std::fs::symlink_metadata(&cur);
-                            exists = meta.is_ok();
-                            // A link to nothing yet: writing through it
-                            // creates its target, so the target is the
-                            // path written.
-                            if meta.is_ok_and(|m| m.file_type().is_symlink()) && links < MAX_LINKS {
-                                let target = std::fs::read_link(&cur).ok()?;
-                                let dir = cur.parent().unwrap_or(Path::new("/")).to_path_buf();
-                                cur = resolve_within(&dir, &target.to_string_lossy(), links + 1)?;
-                                exists = std::fs::symlink_metadata(&cur).is_ok();
-                            }
-                        }
+                if !exists {
+                    continue;
+                }
+                // `cur`'s directory is already free of links: only this
+                // component can be one (one lstat, not a realpath of the
+                // whole prefix each time).
+                match std::fs::symlink_metadata(&cur) {
+                    Ok(m) if m.file_type().is_symlink() && links < MAX_LINKS => {
+                        // Followed whether or not its target exists:
+                        // writing through a link to nothing creates the
+                        // target, so the target is the path written.
+                        let target = std::fs::read_link(&cur).ok()?;
+                        let dir = cur.parent().unwrap_or(Path::new("/")).to_path_buf();
+                        cur = resolve_within(&dir, &target.to_string_lossy(), links + 1)?;
+                        exists = std::fs::symlink_metadata(&cur).is_ok();
                     }
+                    Ok(_) => {}
+                    Err(_) => exists = false,
                 }
             }
         }
