@@ -858,9 +858,7 @@ pub fn load_all(source: &Source) -> Result<Loaded, ConfigError> {
                 // fixed. A file nobody trusted cannot stop the gate from
                 // working (recording taint, deciding by the person's
                 // settings): it is left out whole.
-                Err(e) if trusted.project(root) && is_trusted_content(&trusted, path) => {
-                    return Err(e)
-                }
+                Err(e) if trusted.has_file(root, name) => return Err(e),
                 Err(e) => {
                     ignored.push(Ignored {
                         file: path.to_path_buf(),
@@ -916,14 +914,6 @@ fn read(path: &Path) -> Result<String, ConfigError> {
         ))));
     }
     Ok(text)
-}
-
-/// Whether the person trusted a file of this name in this project at all
-/// (a file they trusted that is now broken is theirs to fix).
-fn is_trusted_content(trusted: &crate::trust::Trusted, path: &Path) -> bool {
-    let root = path.parent().unwrap_or(Path::new("/"));
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    trusted.has_file(root, name)
 }
 
 fn toml_table(text: &str, path: &Path) -> Result<toml::Table, ConfigError> {

@@ -533,17 +533,17 @@ fn is_interpreter(name: &str) -> bool {
 /// Running the hook program itself: whatever it is given, it records
 /// events and answers as the client would.
 fn hook_by_hand(what: &str) -> Decision {
-    let rule = GateRule::SelfProtection;
-    Decision::deny(
-        Layer::Always,
-        rule,
-        reason(
-            what,
-            "it runs bashgate's hook by hand, which would report events (a command having run, so approved) as the agent's client",
-            rule,
-            "ask the person to run it",
-        ),
+    refuse(
+        what,
+        "it runs bashgate's hook by hand, which would report events (a command having run, so approved) as the agent's client",
+        "ask the person to run it",
     )
+}
+
+/// Self-protection's denial: what, why, what to do instead.
+fn refuse(what: &str, why: &str, instead: &str) -> Decision {
+    let rule = GateRule::SelfProtection;
+    Decision::deny(Layer::Always, rule, reason(what, why, rule, instead))
 }
 
 /// bashgate's own subcommands that change state are the person's.
@@ -575,16 +575,10 @@ fn bashgate_changes(inv: &Invocation, what: &str) -> Option<Decision> {
     if reads {
         return None;
     }
-    let rule = GateRule::SelfProtection;
-    Some(Decision::deny(
-        Layer::Always,
-        rule,
-        reason(
-            what,
-            "it would change bashgate's own state or configuration (clearing taint, forgetting answers, installing hooks, answering approvals), which is the person's to do",
-            rule,
-            "ask the person to run it",
-        ),
+    Some(refuse(
+        what,
+        "it would change bashgate's own state or configuration (clearing taint, forgetting answers, installing hooks, answering approvals), which is the person's to do",
+        "ask the person to run it",
     ))
 }
 
@@ -668,19 +662,13 @@ fn in_class(class: &[char], c: char) -> bool {
 }
 
 fn deny(what: &str, written: &str, protected: &Path) -> Decision {
-    let rule = GateRule::SelfProtection;
-    Decision::deny(
-        Layer::Always,
-        rule,
-        reason(
-            what,
-            &format!(
-                "it can change `{written}`, which is or holds {}, part of bashgate's own state, configuration or hook settings",
-                protected.display()
-            ),
-            rule,
-            "leave bashgate's files alone; ask the person to change its configuration or reset a session",
+    refuse(
+        what,
+        &format!(
+            "it can change `{written}`, which is or holds {}, part of bashgate's own state, configuration or hook settings",
+            protected.display()
         ),
+        "leave bashgate's files alone; ask the person to change its configuration or reset a session",
     )
 }
 

@@ -350,7 +350,11 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
     let mut gate = Gate::new(config);
     gate.config_file = config_file;
     gate.untrusted_project = untrusted;
-    gate.fence_runner = gate_program().ok();
+    // Only recording what a call read (after it ran, or before for a
+    // client with no after event) reads a fenced line back.
+    if !pre || P::TAINTS_BEFORE {
+        gate.fence_runner = gate_program().ok();
+    }
     gate.project = anchored_project;
     gate.on_slow(Box::new(move || {
         let render: fn(&Decision) -> Value = |d| P::render(Reply::Decision(d));
