@@ -75,12 +75,14 @@ export CLAUDE_BIN
 echo "== claude-code: build"
 # Build bashgate (debug, as `cargo test` would) and the tests first, and hand the
 # binary to the tests (BASHGATE_BIN), so the timings below are the sessions' own.
-cargo build -q -p bashgate --bin bashgate --bin bashgate-hook
+cargo build -q -p bashgate --bin bashgate --bin bashgate-hook --bin bashgate-shell
 cargo test -q -p bashgate-tests --test claude_code --no-run
 BASHGATE_BIN=${CARGO_TARGET_DIR:-$PWD/target}/debug/bashgate
 [ -x "$BASHGATE_BIN" ] || fail "bashgate was built but is not at $BASHGATE_BIN"
 # `bashgate init` writes the hook binary beside it into the client's settings.
 [ -x "${BASHGATE_BIN%/*}/bashgate-hook" ] || fail "bashgate-hook was built but is not beside $BASHGATE_BIN"
+# ...and the shell wrapper beside that, into Claude Code's CLAUDE_CODE_SHELL_PREFIX.
+[ -x "${BASHGATE_BIN%/*}/bashgate-shell" ] || fail "bashgate-shell was built but is not beside $BASHGATE_BIN"
 export BASHGATE_BIN
 
 echo "== claude-code: end-to-end tests"

@@ -61,7 +61,7 @@ echo "Codex CLI: $got ($CODEX_BIN)"
 export CODEX_BIN
 
 echo "== codex-cli: build"
-cargo build -q -p bashgate --bin bashgate --bin bashgate-hook
+cargo build -q -p bashgate --bin bashgate --bin bashgate-hook --bin bashgate-shell
 cargo test -q -p bashgate-tests --test codex_cli --no-run
 BASHGATE_BIN=${CARGO_TARGET_DIR:-$PWD/target}/debug/bashgate
 [ -x "$BASHGATE_BIN" ] || fail "bashgate was built but is not at $BASHGATE_BIN"

@@ -93,3 +93,72 @@ pub fn analyze_bytes(bytes: &[u8]) -> Analysis {
         }
     }
 }
+
+/// The commands of `script` as the analyzer reads them, or `None` when it
+/// does not read all of it: the text is over the limits, or the grammar
+/// reports an error or reads part of it differently from bash. For a
+/// surface that must find one construct in a script another program
+/// wrote (a client's wrapper around the agent's command) and must not
+/// guess where the parse is unsure.
+pub fn syntax(script: &str) -> Option<Vec<ir::Command>> {
+    let limits = Limits::default();
+    if script.len() > limits.max_bytes {
+        return None;
+    }
+    let mut steps = limits.max_parse_steps;
+    let parse::Parsed::Tree {
+        tree,
+        text,
+        unrepaired,
+    } = parse::parse(script, &limits, &mut steps)
+    else {
+        return None;
+    };
+    // A repair changes how a newline reads; the caller asked for the text
+    // as written.
+    let root = tree.root_node();
+    if !unrepaired.is_empty() || text != script || root.descendant_count() > limits.max_nodes {
+        return None;
+    }
+    let lowered = lower::lower(root, script, limits.max_depth);
+    (lowered.errors.is_empty() && lowered.too_deep.is_none()).then_some(lowered.commands)
+}
+
+#[cfg(test)]
+mod syntax_tests {
+    use super::*;
+    use ir::{Command, Part};
+
+    fn simple_words(c: &Command, out: &mut Vec<Vec<Option<String>>>) {
+        match c {
+            Command::Simple(s) => out.push(s.words.iter().map(|w| w.static_value()).collect()),
+            Command::Pipeline(p) => p.stages.iter().for_each(|s| simple_words(s, out)),
+            Command::Compound(k) => k.body.iter().for_each(|s| simple_words(s, out)),
+            Command::Function(f) => simple_words(&f.body, out),
+        }
+    }
+
+    #[test]
+    fn reads_a_whole_script_or_nothing() {
+        let cmds = syntax("a && { b 'x y' || true; } && eval 'c '\"'\"'d'\"'\"''").unwrap();
+        let mut words = Vec::new();
+        cmds.iter().for_each(|c| simple_words(c, &mut words));
+        let last = words.last().unwrap();
+        assert_eq!(last[0].as_deref(), Some("eval"));
+        assert_eq!(last[1].as_deref(), Some("c 'd'"));
+        assert!(words.iter().any(|w| w.get(1).cloned().flatten().as_deref() == Some("x y")));
+        // Errors and unfinished text are not read at all.
+        for broken in ["a && ", "eval 'x", "( a", "a |"] {
+            assert!(syntax(broken).is_none(), "{broken}");
+        }
+        // A word with an expansion has no static value.
+        let cmds = syntax("eval \"$X\"").unwrap();
+        let Command::Simple(s) = &cmds[0] else {
+            panic!()
+        };
+        assert!(s.words[1]
+            .parts
+            .iter()
+            .any(|p| matches!(p, Part::Dynamic(_))));
+    }
+}

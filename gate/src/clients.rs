@@ -35,6 +35,11 @@ pub struct Client {
     pub project_dir_env: Vec<String>,
     /// Whether it shows a question to the person.
     pub can_ask: bool,
+    /// The client's setting that runs every shell command through a
+    /// wrapper after its own permission rules, when it has one: bashgate's
+    /// wrapper there runs a command fenced without changing its text.
+    #[serde(default)]
+    pub shell_prefix_env: Option<String>,
 }
 
 /// The table's clients, by the name `bashgate hook NAME` uses.

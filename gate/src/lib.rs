@@ -37,6 +37,7 @@ pub mod reads;
 pub mod remember;
 pub mod rewrite;
 pub mod rules;
+pub mod runs;
 pub mod secret_paths;
 pub mod secrets;
 pub mod services;

@@ -53,6 +53,54 @@ impl Fencing<'_> {
             path_word(self.state_dir)
         )
     }
+
+    /// `bashgate run`'s arguments for `command`, as a program's argument
+    /// list (no shell between), with nothing carried back.
+    pub fn run_args(&self, command: &str) -> Vec<std::ffi::OsString> {
+        let mut a: Vec<std::ffi::OsString> =
+            vec!["run".into(), "--profile".into(), self.profile.into()];
+        match self.tree {
+            Some(t) => a.extend(["--tree".into(), t.into()]),
+            None => a.push("--no-tree".into()),
+        }
+        a.extend(["--state-dir".into(), self.state_dir.into()]);
+        match self.config {
+            Some(c) => a.extend(["--config".into(), c.into()]),
+            None => a.push("--no-config".into()),
+        }
+        a.extend(["--".into(), command.into()]);
+        a
+    }
+}
+
+/// A [`Fencing`] that owns its parts, to be kept (the hook's decision left
+/// for the client's shell wrapper, `runs.rs`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FencingSpec {
+    pub profile: String,
+    pub tree: Option<PathBuf>,
+    pub state_dir: PathBuf,
+    pub config: Option<PathBuf>,
+}
+
+impl FencingSpec {
+    pub fn of(f: &Fencing) -> FencingSpec {
+        FencingSpec {
+            profile: f.profile.to_string(),
+            tree: f.tree.map(Path::to_path_buf),
+            state_dir: f.state_dir.to_path_buf(),
+            config: f.config.map(Path::to_path_buf),
+        }
+    }
+
+    pub fn fencing(&self) -> Fencing<'_> {
+        Fencing {
+            profile: &self.profile,
+            tree: self.tree.as_deref(),
+            state_dir: &self.state_dir,
+            config: self.config.as_deref(),
+        }
+    }
 }
 
 /// The start of a line `fenced` writes.
@@ -74,21 +122,8 @@ pub fn fenced(bashgate: &Path, how: &Fencing, command: &str) -> String {
     )
 }
 
-/// `command` run under `profile` with nothing carried back: for clients
-/// whose shell tool starts a new shell per call (nothing to carry), and
-/// whose own checks refuse `$( )` in a command (Gemini CLI).
-pub fn fenced_plain(bashgate: &Path, how: &Fencing, command: &str) -> String {
-    format!(
-        "{} run {} -- {}",
-        path_word(bashgate),
-        how.options(),
-        quote(command)
-    )
-}
-
-/// The original command back out of a line `fenced` or `fenced_plain`
-/// wrote, or `None` for anything else. The line must be exactly what one of
-/// them writes for some command: a line that merely contains such text
+/// The original command back out of a line `fenced` wrote, or `None` for
+/// anything else. The line must be exactly what it writes for some command: a line that merely contains such text
 /// (`echo x run --profile p -- 'curl evil'`) is not a fenced run, and must
 /// not be recorded as that command having run.
 pub fn original(line: &str) -> Option<String> {
@@ -99,11 +134,7 @@ pub fn original(line: &str) -> Option<String> {
 /// hook writes into its lines) when it is given; otherwise a program named
 /// `bashgate`.
 pub fn original_by(line: &str, runner: Option<&Path>) -> Option<String> {
-    let start = fenced_start();
-    let (full, rest) = match line.strip_prefix(start.as_str()) {
-        Some(rest) => (true, rest),
-        None => (false, line),
-    };
+    let rest = line.strip_prefix(fenced_start().as_str())?;
     let (bin, rest) = word(rest)?;
     let mut rest = rest.strip_prefix(" run ")?;
     let (mut profile, mut tree, mut state_dir, mut config) = (None, None, None, None);
@@ -112,7 +143,7 @@ pub fn original_by(line: &str, runner: Option<&Path>) -> Option<String> {
         rest = after.strip_prefix(' ')?;
         match flag.as_str() {
             "--no-tree" | "--no-config" => continue,
-            "--cwd-file" if full => {
+            "--cwd-file" => {
                 rest = rest.strip_prefix(&format!("\"${CWD_VAR}\" "))?;
                 continue;
             }
@@ -146,12 +177,7 @@ pub fn original_by(line: &str, runner: Option<&Path>) -> Option<String> {
     if !ours {
         return None;
     }
-    let again = if full {
-        fenced(bin, &how, &command)
-    } else {
-        fenced_plain(bin, &how, &command)
-    };
-    (again == line).then_some(command)
+    (fenced(bin, &how, &command) == line).then_some(command)
 }
 
 /// The value of the word `quote` wrote (or a bare flag) at the start of
@@ -208,10 +234,6 @@ mod tests {
             };
             let line = fenced(Path::new("/usr/my bin/bashgate"), &how, c);
             assert_eq!(original(&line).as_deref(), Some(c), "{line}");
-            let line = fenced_plain(Path::new("/usr/my bin/bashgate"), &how, c);
-            assert_eq!(original(&line).as_deref(), Some(c), "{line}");
-            // The wrapper adds no `$( )` (Gemini CLI refuses it).
-            assert_eq!(line.contains("$("), c.contains("$("), "{line}");
         }
     }
 
@@ -225,15 +247,15 @@ mod tests {
             state_dir: Path::new("/s"),
             config: None,
         };
-        let real = fenced_plain(Path::new("/bin/bashgate"), &how, "curl evil");
+        let real = fenced(Path::new("/bin/bashgate"), &how, "curl evil");
         assert_eq!(original(&real).as_deref(), Some("curl evil"));
         let bin = Path::new("/bin/bashgate");
         assert_eq!(original_by(&real, Some(bin)).as_deref(), Some("curl evil"));
         // Another program's line, however well formed, is not a fenced run.
-        let echo = fenced_plain(Path::new("echo"), &how, "curl evil");
+        let echo = fenced(Path::new("echo"), &how, "curl evil");
         assert_eq!(original(&echo), None);
         assert_eq!(original_by(&echo, Some(bin)), None);
-        let other = fenced_plain(Path::new("/tmp/bashgate"), &how, "curl evil");
+        let other = fenced(Path::new("/tmp/bashgate"), &how, "curl evil");
         assert_eq!(original_by(&other, Some(bin)), None);
         // Text shaped like a fenced line, run as something else.
         for forged in [

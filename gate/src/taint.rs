@@ -169,7 +169,7 @@ impl Store {
 
     /// The file stem for a session id: the id itself when it is short and
     /// plain, else a hash of it.
-    fn stem(session: &str) -> String {
+    pub fn stem(session: &str) -> String {
         let plain = !session.is_empty()
             && session.len() <= 96
             && !session.starts_with('.')

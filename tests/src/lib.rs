@@ -60,7 +60,7 @@ pub fn bashgate_bin() -> &'static Path {
         let mut cmd = Command::new(cargo);
         cmd.current_dir(workspace_root())
             .args(["build", "-q", "-p", "bashgate", "--bin", "bashgate"])
-            .args(["--bin", HOOK_BIN]);
+            .args(["--bin", HOOK_BIN, "--bin", SHELL_BIN]);
         if release {
             cmd.arg("--release");
         }
@@ -81,17 +81,22 @@ pub fn bashgate_bin() -> &'static Path {
             "bashgate binary not found at {}",
             bin.display()
         );
-        assert!(
-            bin.with_file_name(HOOK_BIN).exists(),
-            "{HOOK_BIN} was not built beside {}",
-            bin.display()
-        );
+        for other in [HOOK_BIN, SHELL_BIN] {
+            assert!(
+                bin.with_file_name(other).exists(),
+                "{other} was not built beside {}",
+                bin.display()
+            );
+        }
         bin
     })
 }
 
 /// The program that runs the hooks alone (gate/cli/src/bin/bashgate-hook.rs).
 pub const HOOK_BIN: &str = "bashgate-hook";
+
+/// A client's shell wrapper (gate/cli/src/bin/bashgate-shell.rs).
+pub const SHELL_BIN: &str = "bashgate-shell";
 
 /// Path to the freshly built `bashgate-hook`, beside [`bashgate_bin`].
 pub fn hook_bin() -> PathBuf {

@@ -541,3 +541,161 @@ fn a_tainted_session_runs_everyday_commands_fenced() {
     );
     assert!(run.bash_exchange("make test").is_error);
 }
+
+/// The person's own Claude Code rules for issue 34's sessions: Bash is not
+/// allowed as a whole; `touch`, `git commit`, `rm` and reading `.env` are
+/// denied; `make lint` is to be asked about; three make targets are
+/// allowed by name.
+const PERSON_RULES: &str = r#"{"permissions": {
+    "allow": ["mcp__wiki__fetch_page", "Bash(make test)", "Bash(make net)", "Bash(make hooks)"],
+    "deny": ["Bash(touch:*)", "Bash(git commit:*)", "Bash(rm:*)", "Read(./.env)"],
+    "ask": ["Bash(make lint)"]
+}}"#;
+
+/// A project for the fenced sessions: a git repository whose Makefile has
+/// a target that passes, one that reaches for the network and one that
+/// plants a git hook.
+fn fenced_project(s: &Session) {
+    s.write(".claude/settings.json", PROJECT_SETTINGS);
+    s.mcp_wiki();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(s.proj())
+        .status()
+        .unwrap();
+    assert!(git.success());
+    s.write(
+        "Makefile",
+        &format!(
+            "test:\n\t@echo 'tests passed: 3'\n\
+             lint:\n\t@echo linted > linted.txt\n\
+             net:\n\t@curl -s -m 5 -o fetched.txt http://127.0.0.1:{MODEL_PORT}/status && echo reached || echo 'no network here'\n\
+             hooks:\n\t@printf '#!/bin/sh\\ncurl http://127.0.0.1:{MODEL_PORT}/pwn\\n' > .git/hooks/pre-commit\n"
+        ),
+    );
+    s.write(".env", "API_TOKEN=tok_live_loopback_only\n");
+}
+
+// Issue 34. After a taint, the person's own rules still judge the command
+// the agent wrote: what they deny is denied, what they ask about is asked
+// about (refused headless), and what they allow runs, fenced, through
+// bashgate's shell wrapper (Claude Code's CLAUDE_CODE_SHELL_PREFIX, which
+// `bashgate init claude` sets). A control session without bashgate shows
+// the same rules give the same refusals.
+#[test]
+#[ignore = "needs the Claude Code CLI and network namespaces: run .ci/claude-code.sh"]
+fn after_a_taint_the_persons_rules_judge_the_agents_command() {
+    let wiki = call(
+        "mcp__wiki__fetch_page",
+        json!({"url": "https://wiki.example/start"}),
+    );
+    let refused = [
+        "touch pwned.txt",
+        "git commit --allow-empty -qm planted",
+        "cat .env",
+        "make lint",
+    ];
+    let allowed = ["make test", "make net", "make hooks"];
+    let mut steps = vec![wiki];
+    steps.extend(refused.iter().chain(&allowed).map(|c| bash(c)));
+
+    // Control: the person's rules alone.
+    let control = Session::new();
+    fenced_project(&control);
+    control.user_settings(PERSON_RULES);
+    control.script(steps.clone(), json!({"/status": "ok\n"}));
+    let crun = control.run();
+    assert_eq!(denied_commands(&crun), refused.to_vec());
+    assert!(crun.exists("fetched.txt"), "control: make net did not reach");
+    assert!(crun.exists(".git/hooks/pre-commit"), "control: no git hook");
+
+    let s = Session::new();
+    fenced_project(&s);
+    s.user_settings(PERSON_RULES);
+    let said = s.init_claude();
+    assert!(said.contains("shell wrapper"), "{said}");
+    s.config(WIKI_SERVICE);
+    s.script(steps, json!({"/status": "ok\n"}));
+    let run = s.run();
+    assert_eq!(run.taint()["taint"]["corruption"], true);
+
+    // The person's denials and question, exactly as without bashgate.
+    assert_eq!(denied_commands(&run), refused.to_vec());
+    for c in refused {
+        assert!(run.bash_exchange(c).is_error, "{c}");
+    }
+    assert!(!run.exists("pwned.txt") && !run.exists("linted.txt"));
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--verify", "-q", "HEAD"])
+        .current_dir(s.proj())
+        .output()
+        .unwrap();
+    assert!(!head.status.success(), "a commit was made");
+    assert!(!run
+        .bash_exchange("cat .env")
+        .result
+        .contains("tok_live"));
+
+    // What the person allowed ran, fenced: the test passed, the network
+    // was not there, the git hook was not planted, and the model read the
+    // output of the agent's command (not a wrapper's).
+    let ex = run.bash_exchange("make test");
+    assert!(!ex.is_error, "{ex:?}");
+    assert!(ex.result.contains("tests passed: 3"), "{ex:?}");
+    for c in allowed {
+        assert_eq!(run.audited(c)["decision"], "allow-confined", "{c}");
+    }
+    let ex = run.bash_exchange("make net");
+    assert!(ex.result.contains("no network here"), "{ex:?}");
+    assert!(!run.exists("fetched.txt"));
+    assert!(!run.fetched().contains(&"/status".to_string()));
+    assert!(run.bash_exchange("make hooks").is_error);
+    assert!(!run.exists(".git/hooks/pre-commit"));
+    // The fence's own record of each run, for this session.
+    let ran: Vec<String> = run
+        .audit()
+        .iter()
+        .filter(|r| r["event"] == "run")
+        .filter_map(|r| r["command"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(ran, allowed.to_vec(), "{:#?}", run.audit());
+}
+
+// Issue 34, default mode: with no allow rule for them, Claude Code's own
+// prompt judges the agent's command after a taint, as without bashgate
+// (headless: refused), while the read-only commands it runs unasked still
+// run, fenced.
+#[test]
+#[ignore = "needs the Claude Code CLI and network namespaces: run .ci/claude-code.sh"]
+fn default_mode_keeps_claude_codes_own_prompt_after_a_taint() {
+    let wiki = call(
+        "mcp__wiki__fetch_page",
+        json!({"url": "https://wiki.example/start"}),
+    );
+    let steps = vec![wiki, bash("ls"), bash("git status"), bash("make test")];
+    let rules = r#"{"permissions": {"allow": ["mcp__wiki__fetch_page"]}}"#;
+
+    let control = Session::new();
+    fenced_project(&control);
+    control.user_settings(rules);
+    control.script(steps.clone(), json!({}));
+    let crun = control.run();
+    assert_eq!(denied_commands(&crun), vec!["make test".to_string()]);
+
+    let s = Session::new();
+    fenced_project(&s);
+    s.user_settings(rules);
+    s.init_claude();
+    s.config(WIKI_SERVICE);
+    s.script(steps, json!({}));
+    let run = s.run();
+    assert_eq!(run.taint()["taint"]["corruption"], true);
+    assert_eq!(denied_commands(&run), denied_commands(&crun));
+    let ex = run.bash_exchange("ls");
+    assert!(!ex.is_error && ex.result.contains("Makefile"), "{ex:?}");
+    let ex = run.bash_exchange("git status");
+    assert!(!ex.is_error, "{ex:?}");
+    for c in ["ls", "git status"] {
+        assert_eq!(run.audited(c)["decision"], "allow-confined", "{c}");
+    }
+}

@@ -139,6 +139,24 @@ pub fn init(
                 })
                 .collect();
             println!("  {} run: {command}", events.join(", "));
+            let shell = crate::hook::shell::beside(&crate::init::hook_program());
+            let fenced_asks = "bashgate asks about the commands it would otherwise run fenced";
+            match crate::init::install_wrapper(w, &path, &shell) {
+                None => {}
+                Some(_) if !shell.is_file() => eprintln!(
+                    "bashgate init: {} is not installed beside {}; until it is, {fenced_asks}",
+                    crate::hook::shell::SHELL_BINARY,
+                    crate::init::hook_program().display()
+                ),
+                Some(Ok(crate::init::Wrapper::Set(_))) => println!(
+                    "  commands that may run only fenced run through bashgate's shell wrapper, {}",
+                    shell.display()
+                ),
+                Some(Ok(crate::init::Wrapper::KeptOther(v))) => eprintln!(
+                    "bashgate init: the settings already run commands through {v:?}; kept. Without bashgate's shell wrapper there, {fenced_asks}"
+                ),
+                Some(Err(e)) => eprintln!("bashgate init: {e}; {fenced_asks}"),
+            }
             if !user {
                 let root = path
                     .ancestors()

@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
+use std::ffi::OsStr;
+
+use crate::hook::shell::SHELL_BINARY;
 use crate::hook::HOOK_BINARY;
 
 /// The hook timeout written into the settings, in seconds. bashgate's own
@@ -193,6 +196,80 @@ pub fn install(w: &Wiring, path: &Path, command: &str, timeout_s: u64) -> Result
     })
 }
 
+/// What became of the client's shell-wrapper setting.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Wrapper {
+    /// Set to bashgate's wrapper (or already was).
+    Set(Change),
+    /// The settings name another program there, kept: it is the person's.
+    KeptOther(String),
+}
+
+/// Names bashgate's shell wrapper `program` (`bashgate-shell`) in the
+/// client's setting for it (`env.VAR` in the settings file at `path`),
+/// where the client has one (the client table's `shell_prefix_env`): a
+/// command that may run only fenced then runs fenced with its text
+/// unchanged, so the client's own rules judge what the agent wrote.
+/// `None` for a client with no such setting.
+pub fn install_wrapper(w: &Wiring, path: &Path, program: &Path) -> Option<Result<Wrapper, String>> {
+    let var = w.described().shell_prefix_env.as_deref()?;
+    Some((|| {
+        let want = program.display().to_string();
+        // Claude Code reads what follows a " -" as the program's options.
+        if !program.is_absolute() || want.contains(" -") {
+            return Err(format!(
+                "{want} cannot be named in {var}: it must be an absolute path without \" -\" in it"
+            ));
+        }
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let mut root: Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{} is not valid JSON ({e})", path.display()))?;
+        let env = root
+            .as_object_mut()
+            .ok_or_else(|| format!("{} is not a JSON object", path.display()))?
+            .entry("env")
+            .or_insert_with(|| Value::Object(Map::new()))
+            .as_object_mut()
+            .ok_or_else(|| format!("{}: \"env\" is not an object", path.display()))?;
+        match env.get(var).and_then(Value::as_str) {
+            Some(v) if v == want => return Ok(Wrapper::Set(Change::Unchanged)),
+            // Another install's (an older path) is replaced; anyone
+            // else's is kept.
+            Some(v) if Path::new(v).file_name() != Some(OsStr::new(SHELL_BINARY)) => {
+                return Ok(Wrapper::KeptOther(v.into()))
+            }
+            _ => {}
+        }
+        env.insert(var.into(), json!(want));
+        write_atomically(path, &root)?;
+        Ok(Wrapper::Set(Change::Updated))
+    })())
+}
+
+/// The program `bashgate init` writes into a client's settings: the hook
+/// program beside this executable when there is one, else this one.
+pub fn hook_program() -> PathBuf {
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok())
+        .unwrap_or_else(|| PathBuf::from("bashgate"));
+    hook_program_beside(&exe)
+}
+
+/// The hook program beside `exe` when it is there and runnable, else `exe`.
+fn hook_program_beside(exe: &Path) -> PathBuf {
+    let hook = exe.with_file_name(HOOK_BINARY);
+    let runnable = hook
+        .metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    if exe.is_absolute() && runnable {
+        hook
+    } else {
+        exe.to_path_buf()
+    }
+}
+
 /// The entry bashgate wants in one event's list.
 fn entry(w: &Wiring, matcher: Option<&str>, command: &str, timeout_s: u64) -> Value {
     match w.shape {
@@ -297,23 +374,16 @@ fn write_atomically(path: &Path, root: &Value) -> Result<(), String> {
 /// program sits beside this executable, `bashgate hook CLIENT` otherwise,
 /// by absolute path (so the hook works without bashgate on PATH).
 pub fn default_command(client: &str) -> String {
-    let exe = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.canonicalize().ok())
-        .unwrap_or_else(|| PathBuf::from("bashgate"));
-    command_for(&exe, client)
+    command_for(&hook_program(), client)
 }
 
-/// The hook command for `client` given bashgate's own path.
-fn command_for(exe: &Path, client: &str) -> String {
-    let hook = exe.with_file_name(HOOK_BINARY);
-    let runnable = hook
-        .metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
-    if exe.is_absolute() && runnable {
-        format!("{} {client}", shell_quoted(&hook))
+/// The hook command for `client` run by `program` (`bashgate-hook` or
+/// `bashgate`).
+fn command_for(program: &Path, client: &str) -> String {
+    if program.file_name().is_some_and(|n| n == HOOK_BINARY) {
+        format!("{} {client}", shell_quoted(program))
     } else {
-        format!("{} hook {client}", shell_quoted(exe))
+        format!("{} hook {client}", shell_quoted(program))
     }
 }
 
@@ -460,6 +530,44 @@ mod tests {
     }
 
     #[test]
+    fn the_shell_wrapper_is_named_where_the_client_has_a_setting_for_it() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join(".claude/settings.json");
+        install(&CLAUDE, &p, "/x/bashgate-hook claude", 60).unwrap();
+        let prog = Path::new("/x/bashgate-shell");
+        let set = install_wrapper(&CLAUDE, &p, prog).unwrap().unwrap();
+        assert_eq!(set, Wrapper::Set(Change::Updated));
+        let v = read(&p);
+        assert_eq!(v["env"]["CLAUDE_CODE_SHELL_PREFIX"], "/x/bashgate-shell");
+        assert_eq!(v["hooks"], read(&p)["hooks"]);
+        assert_eq!(
+            install_wrapper(&CLAUDE, &p, prog).unwrap().unwrap(),
+            Wrapper::Set(Change::Unchanged)
+        );
+        // An older install's is replaced; anyone else's is kept.
+        let moved = Path::new("/y/z/bashgate-shell");
+        install_wrapper(&CLAUDE, &p, moved).unwrap().unwrap();
+        assert_eq!(
+            read(&p)["env"]["CLAUDE_CODE_SHELL_PREFIX"],
+            "/y/z/bashgate-shell"
+        );
+        let mut v = read(&p);
+        v["env"]["CLAUDE_CODE_SHELL_PREFIX"] = json!("/usr/bin/logger.sh");
+        std::fs::write(&p, v.to_string()).unwrap();
+        assert_eq!(
+            install_wrapper(&CLAUDE, &p, prog).unwrap().unwrap(),
+            Wrapper::KeptOther("/usr/bin/logger.sh".into())
+        );
+        // A path the client would split is not written.
+        let split = Path::new("/opt/my -tools/bashgate-shell");
+        assert!(install_wrapper(&CLAUDE, &p, split).unwrap().is_err());
+        // A client with no such setting.
+        let g = t.path().join(".gemini/settings.json");
+        install(&GEMINI, &g, "bashgate hook gemini", 60).unwrap();
+        assert!(install_wrapper(&GEMINI, &g, prog).is_none());
+    }
+
+    #[test]
     fn the_hook_command_is_the_hook_binary_when_it_is_installed_beside() {
         let d = tempfile::tempdir().unwrap();
         let dir = d.path().join("a b");
@@ -468,18 +576,18 @@ mod tests {
         std::fs::write(&exe, "").unwrap();
         let quoted = |name: &str| format!("'{}'", dir.join(name).display());
         assert_eq!(
-            command_for(&exe, "claude"),
+            command_for(&hook_program_beside(&exe), "claude"),
             format!("{} hook claude", quoted("bashgate"))
         );
         let hook = dir.join(HOOK_BINARY);
         std::fs::write(&hook, "").unwrap();
         // Present but not executable: not a program to run.
         assert_eq!(
-            command_for(&exe, "claude"),
+            command_for(&hook_program_beside(&exe), "claude"),
             format!("{} hook claude", quoted("bashgate"))
         );
         std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let command = command_for(&exe, "gemini");
+        let command = command_for(&hook_program_beside(&exe), "gemini");
         assert_eq!(command, format!("{} gemini", quoted(HOOK_BINARY)));
         assert!(is_ours(&command, "gemini"));
     }

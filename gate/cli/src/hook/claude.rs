@@ -8,13 +8,16 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{Event, Kind, Protocol, Reply};
+use super::{FenceRoute, Event, Kind, Protocol, Reply};
 
 pub struct Claude;
 
 impl Protocol for Claude {
     const EXPECTED: &'static str = "Claude Code's event JSON";
     const DEFERS_ALLOW: bool = true;
+    // Claude Code runs every Bash command through CLAUDE_CODE_SHELL_PREFIX
+    // after its own permission rules (verified with 2.1.330).
+    const FENCE: FenceRoute = FenceRoute::Wrapper { client: "claude" };
 
     fn decode(bytes: &[u8]) -> Result<Event, String> {
         let mut o = super::json_object(bytes, Self::EXPECTED)?;

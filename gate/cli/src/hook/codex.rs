@@ -11,8 +11,8 @@
 //!   the command, and how;
 //! - a plain allow is `{}` (Codex's own approval policy decides);
 //! - a fenced rewrite would have to be an allow, which would bypass Codex's
-//!   own approval: the hook does not offer the fence ([`Protocol::CAN_REWRITE`]
-//!   is false) and the old matrix applies.
+//!   own approval: the hook does not offer the fence ([`Protocol::FENCE`]
+//!   is unavailable) and the old matrix applies.
 //!
 //! PostToolUse: the taint is recorded, and the answer is `{}`.
 
@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use bashgate::decision::Permission;
 
 use super::names::{self, ClientName};
-use super::{Event, Kind, Protocol, Reply};
+use super::{FenceRoute, Event, Kind, Protocol, Reply};
 
 pub struct Codex;
 
@@ -31,7 +31,9 @@ pub const ASK_AS_DENY: &str = "bashgate wants a person to approve this command, 
 impl Protocol for Codex {
     const EXPECTED: &'static str = "Codex CLI's hook event JSON";
     const DEFERS_ALLOW: bool = true;
-    const CAN_REWRITE: bool = false;
+    const FENCE: FenceRoute = FenceRoute::Unavailable(
+        "this client cannot run a rewritten command without bashgate approving it in the person's place",
+    );
 
     fn decode(bytes: &[u8]) -> Result<Event, String> {
         let mut o = super::json_object(bytes, Self::EXPECTED)?;
@@ -87,7 +89,7 @@ impl Protocol for Codex {
                 // leaves the call to Codex's own approval policy.
                 Permission::Allow => json!({}),
             },
-            // Not offered to Codex (CAN_REWRITE is false). Were it ever
+            // Not offered to Codex (its `FENCE` is unavailable). Were it ever
             // produced, nothing runs unfenced.
             Reply::Fenced { decision, .. } => deny(&format!(
                 "{ASK_AS_DENY}. Why: it may run only fenced, which this client cannot do ({})",

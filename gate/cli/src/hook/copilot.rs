@@ -19,14 +19,16 @@
 use serde_json::{json, Map, Value};
 
 use super::names::{self, ClientName};
-use super::{Event, Kind, Protocol, Reply};
+use super::{FenceRoute, Event, Kind, Protocol, Reply};
 
 pub struct Copilot;
 
 impl Protocol for Copilot {
     const EXPECTED: &'static str = "GitHub Copilot CLI's hook event JSON";
     const DEFERS_ALLOW: bool = true;
-    const CAN_REWRITE: bool = false;
+    const FENCE: FenceRoute = FenceRoute::Unavailable(
+        "this client cannot run a rewritten command without bashgate approving it in the person's place",
+    );
 
     fn decode(bytes: &[u8]) -> Result<Event, String> {
         let mut o = super::json_object(bytes, Self::EXPECTED)?;
@@ -76,7 +78,7 @@ impl Protocol for Copilot {
                 "permissionDecision": d.permission.as_str(),
                 "permissionDecisionReason": d.reason,
             }),
-            // Not offered (CAN_REWRITE is false); were it ever produced, the
+            // Not offered (its `FENCE` is unavailable); were it ever produced, the
             // person decides and nothing runs unasked.
             Reply::Fenced { decision, .. } => json!({
                 "permissionDecision": "ask",

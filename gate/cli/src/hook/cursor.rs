@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 use bashgate::decision::Permission;
 
 use super::names::{self, ClientName};
-use super::{Event, Kind, Protocol, Reply};
+use super::{FenceRoute, Event, Kind, Protocol, Reply};
 
 pub struct Cursor;
 
@@ -31,7 +31,9 @@ const ASK_AS_DENY: &str = "bashgate wants a person to approve this command, and 
 impl Protocol for Cursor {
     const EXPECTED: &'static str = "Cursor's hook event JSON";
     const DEFERS_ALLOW: bool = true;
-    const CAN_REWRITE: bool = false;
+    const FENCE: FenceRoute = FenceRoute::Unavailable(
+        "this client cannot run a rewritten command without bashgate approving it in the person's place",
+    );
     // beforeReadFile has no after event.
     const TAINTS_BEFORE: bool = true;
 

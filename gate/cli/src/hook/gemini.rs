@@ -20,16 +20,20 @@
 use serde_json::{json, Value};
 
 use super::names::{self, ClientName};
-use super::{Event, Kind, Protocol, Reply};
+use super::{FenceRoute, Event, Kind, Protocol, Reply};
 
 pub struct Gemini;
 
 impl Protocol for Gemini {
     const EXPECTED: &'static str = "Gemini CLI's hook event JSON";
     const DEFERS_ALLOW: bool = true;
-    // Each run_shell_command is a new shell, and Gemini CLI refuses `$( )`
-    // in a command: the plain fenced line.
-    const KEEPS_CWD: bool = false;
+    // Gemini CLI's policy rules judge a command after this hook has
+    // changed it, and it has no setting that runs its commands through a
+    // wrapper (verified with 0.61.0): the person's rules would judge
+    // bashgate's line instead of the agent's, so nothing is rewritten.
+    const FENCE: FenceRoute = FenceRoute::Unavailable(
+        "Gemini CLI's own rules would judge a rewritten command instead of the agent's, and it has no setting that runs its commands through bashgate's wrapper",
+    );
 
     fn decode(bytes: &[u8]) -> Result<Event, String> {
         let mut o = super::json_object(bytes, Self::EXPECTED)?;

@@ -24,7 +24,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{Event, Kind, Protocol, Reply};
+use super::{FenceRoute, Event, Kind, Protocol, Reply};
 
 /// The session used when the input names none.
 pub const DEFAULT_SESSION: &str = "default";
@@ -35,6 +35,8 @@ impl Protocol for JsonHook {
     const EXPECTED: &'static str =
         "a JSON object: {\"tool_name\", \"tool_input\", \"session_id\", \"cwd\"}";
     const DEFERS_ALLOW: bool = false;
+    // The application runs the input this hook hands back.
+    const FENCE: FenceRoute = FenceRoute::Rewrite;
 
     fn decode(bytes: &[u8]) -> Result<Event, String> {
         let mut o = super::json_object(bytes, Self::EXPECTED)?;

@@ -22,6 +22,7 @@ pub mod cursor;
 pub mod gemini;
 pub mod json;
 pub mod names;
+pub mod shell;
 
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -94,6 +95,23 @@ pub enum Reply<'a> {
     Warning(&'a str),
 }
 
+/// How a command that may run only fenced gets to run fenced.
+pub enum FenceRoute {
+    /// The client runs its shell commands through bashgate's wrapper
+    /// (`shell.rs`), named in the client table's `shell_prefix_env`: the
+    /// hook leaves its decision there and the command's text stays the
+    /// agent's, so the client's own rules judge what the agent wrote.
+    Wrapper { client: &'static str },
+    /// The caller runs the tool input the hook hands back (the JSON hook's
+    /// application): the fenced line replaces the command.
+    Rewrite,
+    /// Neither: a rewritten command would be judged by the client's own
+    /// rules (or run only if bashgate approved it in the person's place),
+    /// so the fence is not offered, for the reason given, and the decision
+    /// is the one without confinement.
+    Unavailable(&'static str),
+}
+
 /// How one client speaks: its event in, its answer out.
 pub trait Protocol {
     /// What the client sends on stdin, for the message when it does not.
@@ -103,20 +121,13 @@ pub trait Protocol {
     /// apply (bashgate only ever adds protection), unless `auto_approve`
     /// lets it approve a read-only command.
     const DEFERS_ALLOW: bool;
-    /// Whether the client runs a rewritten call without bashgate approving
-    /// it on the client's behalf, as verified against the real client.
-    /// Without it a call is never offered the fence (`bashgate run`), and
-    /// the decision is the one without confinement.
-    const CAN_REWRITE: bool = true;
+    /// How a command the gate lets through only fenced gets to run fenced
+    /// with this client, as verified against the real client.
+    const FENCE: FenceRoute;
     /// Whether the client has no after-tool event for some calls it asks
     /// about (Cursor's file reads): the taint of an allowed call is then
     /// recorded before the answer.
     const TAINTS_BEFORE: bool = false;
-    /// Whether the client's shell keeps its working directory between
-    /// calls, so a fenced command's final directory must be carried back
-    /// (`rewrite::fenced`); otherwise the plain line (`rewrite::fenced_plain`).
-    const KEEPS_CWD: bool = true;
-
     fn decode(bytes: &[u8]) -> Result<Event, String>;
     fn render(reply: Reply) -> Value;
     /// The event name in the audit log.
@@ -202,23 +213,56 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         .map(str::to_string)
         .or_else(|| config.remote.url.clone());
     let auto_approve = config.hook.auto_approve;
-    let profile = config.confine.profile.clone();
-    let state_dir = config.state_dir();
     let ignored: Vec<String> = ignored.iter().map(config::Ignored::describe).collect();
     // An allow is bashgate having no objection; the client's own rules then
     // decide. It is passed on as an approval only when the person stands
     // behind it (they approved this command), or when the command is
     // provably read-only and the user asked bashgate to approve those.
-    let reply = move |d: &Decision, read_only: bool, input: &Value| {
+    let how = bashgate::rewrite::FencingSpec {
+        profile: config.confine.profile.clone(),
+        tree: project.clone(),
+        state_dir: config.state_dir(),
+        config: person_file.clone(),
+    };
+    let tickets = bashgate::runs::Tickets::new(&config.state_dir());
+    let shell_tool = match P::FENCE {
+        FenceRoute::Wrapper { client } => {
+            bashgate::clients::get(client).map(|c| c.shell_tool.as_str())
+        }
+        _ => None,
+    };
+    // `left`: what the wrapper must be told for this call, when it must.
+    let reply = move |d: &Decision, read_only: bool, input: &Value, left: Option<(&str, bool)>| {
         let approved = d.by_person() || (auto_approve && read_only);
-        if d.permission == Permission::Allow && d.confined {
-            let how = bashgate::rewrite::Fencing {
-                profile: &profile,
-                tree: project.as_deref(),
-                state_dir: &state_dir,
-                config: person_file.as_deref(),
+        let fenced = d.permission == Permission::Allow && d.confined;
+        if let (Some((session, tainted)), Some(command)) =
+            (left, input.get("command").and_then(Value::as_str))
+        {
+            // The client runs the command as the agent wrote it, through
+            // the wrapper, which takes this decision. An untainted allow
+            // needs none: the wrapper decides a command it finds nothing
+            // for as the hook would.
+            let ticket = if fenced {
+                Some(bashgate::runs::HowToRun::Fenced(how.clone()))
+            } else if d.permission == Permission::Ask
+                || (d.permission == Permission::Allow && tainted)
+            {
+                Some(bashgate::runs::HowToRun::Plain)
+            } else {
+                None
             };
-            return match fenced_input(input, &how, P::KEEPS_CWD) {
+            if let Some(t) = ticket {
+                if let Err(e) = tickets.leave(session, command, &t) {
+                    return P::render(Reply::Decision(&Decision::on_error(
+                        OnError::Ask,
+                        Layer::State,
+                        &format!("bashgate cannot leave its decision for the shell wrapper ({e})"),
+                    )));
+                }
+            }
+        } else if fenced {
+            let how = how.fencing();
+            return match fenced_input(input, &how) {
                 Ok(input) => P::render(Reply::Fenced {
                     decision: d,
                     input: &input,
@@ -291,14 +335,29 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
     // What the probe needs, copied out: the engine takes the configuration.
     let confine = config.confine.clone();
     let state_dir = config.state_dir();
-    let probe = move || fence_offer(&confine, &state_dir);
-    let fence = if event.kind != Kind::Pre {
-        FenceOffer::known(Fence::not_offered())
-    } else if !P::CAN_REWRITE {
-        FenceOffer::known(Fence::Unavailable("this client cannot run a rewritten command without bashgate approving it in the person's place".into()))
-    } else {
-        FenceOffer::probed(&probe)
+    let probe = move || {
+        if let FenceRoute::Wrapper { client } = P::FENCE {
+            // The wrapper reads the person's configuration as found
+            // without a flag: one the hook was given, it would not.
+            if config_flag.is_some() {
+                return Fence::Unavailable(format!(
+                    "the hook runs with --config, which {client}'s shell wrapper is not given"
+                ));
+            }
+            if let Err(why) = shell::installed(client) {
+                return Fence::Unavailable(why);
+            }
+        }
+        fence_offer(&confine, &state_dir)
     };
+    let fence = match P::FENCE {
+        _ if event.kind != Kind::Pre => FenceOffer::known(Fence::not_offered()),
+        FenceRoute::Unavailable(why) => FenceOffer::known(Fence::Unavailable(why.into())),
+        FenceRoute::Wrapper { .. } | FenceRoute::Rewrite => FenceOffer::probed(&probe),
+    };
+    // Whether this call is the shell tool's, whose decision the client's
+    // wrapper takes.
+    let wrapped = event.kind == Kind::Pre && shell_tool == Some(tool);
     let call = ToolCall {
         session,
         cwd: &cwd,
@@ -324,7 +383,20 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
                     let _ = local.clear(session);
                 }
                 let d = crate::remote::decide_hook(&config, config_file, url, &call);
-                answer(&reply(&d, false, call.input));
+                // The session's taint is the daemon's: every decision is
+                // left for the wrapper, and it judges nothing itself.
+                let left = wrapped.then_some((session, true));
+                let marked = match wrapped {
+                    true => bashgate::runs::Tickets::new(&config.state_dir())
+                        .mark_decided_elsewhere(session),
+                    false => Ok(()),
+                };
+                match marked {
+                    Ok(()) => answer(&reply(&d, false, call.input, left)),
+                    Err(e) => answer(&P::render(Reply::Decision(&failed(&format!(
+                        "bashgate cannot mark this session as the daemon's for the shell wrapper ({e})"
+                    ))))),
+                };
             }
             _ => {
                 // Report first: the next decision must see this taint.
@@ -379,7 +451,14 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
                 outcome.decision = Decision::on_error(on_error, Layer::State, &why);
             }
         }
-        answer(&reply(&outcome.decision, outcome.read_only, call.input));
+        let tainted = outcome.taint.is_none_or(|t| t.any());
+        let left = wrapped.then_some((session, tainted));
+        answer(&reply(
+            &outcome.decision,
+            outcome.read_only,
+            call.input,
+            left,
+        ));
         for w in &outcome.warnings {
             eprintln!("bashgate: {w}");
         }
@@ -397,15 +476,15 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
 /// session: the project's root (the client's project directory, else the
 /// repository root the session's first event was in, kept in the session's
 /// state) and the person's own configuration file.
-struct Anchored {
-    source: config::Source,
-    loaded: config::Loaded,
-    project: Option<PathBuf>,
+pub(crate) struct Anchored {
+    pub(crate) source: config::Source,
+    pub(crate) loaded: config::Loaded,
+    pub(crate) project: Option<PathBuf>,
     /// The person's file (`--config`, `$BASHGATE_CONFIG` or the user's).
-    person_file: Option<PathBuf>,
+    pub(crate) person_file: Option<PathBuf>,
 }
 
-fn anchor(
+pub(crate) fn anchor(
     config_flag: Option<&Path>,
     session: Option<&str>,
     cwd: &Path,
@@ -413,22 +492,33 @@ fn anchor(
     let person = config::discover(config_flag, None);
     let person_file = person.path().map(Path::to_path_buf);
     let person_config = config::load(&person)?;
-    let project = config::client_project_dir().or_else(|| {
-        let store = bashgate::taint::Store::new(&person_config.state_dir());
-        let session = session?;
-        if let Some(p) = store.load(session).ok().and_then(|s| s.project) {
-            return Some(p);
+    let named = config::client_project_dir();
+    let project = match session {
+        None => named,
+        Some(session) => {
+            let store = bashgate::taint::Store::new(&person_config.state_dir());
+            let kept = store.load(session).ok().and_then(|s| s.project);
+            match (named, kept) {
+                (Some(p), Some(k)) if p == k => Some(p),
+                (None, Some(k)) => Some(k),
+                (named, _) => {
+                    // The directory itself, not its spelling (`proj/../other`).
+                    let here = named.unwrap_or_else(|| {
+                        let real =
+                            std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+                        config::repository_root(&real).unwrap_or(real)
+                    });
+                    // Kept, so nothing made later (a `build/.git`) moves
+                    // it, and so the client's shell wrapper, which is not
+                    // told the client's project directory, finds the same
+                    // one; unkept (the state cannot be written), this
+                    // event's answer still holds.
+                    let _ = store.update(session, |s| s.project = Some(here.clone()));
+                    Some(here)
+                }
+            }
         }
-        // The directory itself, not its spelling (`proj/../other`).
-        let real = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
-        let here = config::repository_root(&real).unwrap_or(real);
-        // Kept, so nothing made later (a `build/.git`) moves it; unkept
-        // (the state cannot be written), this event's answer still holds.
-        store
-            .update(session, |s| s.project.get_or_insert(here.clone()).clone())
-            .ok()
-            .or(Some(here))
-    });
+    };
     // `--config` and `$BASHGATE_CONFIG` name the one file in force.
     let alone = matches!(
         person.layers.first(),
@@ -462,7 +552,7 @@ fn anchor(
 
 /// The session's project when the person has not trusted it and that
 /// taints (`[taint] untrusted_projects`).
-fn untrusted_project(config: &config::Config, project: Option<&Path>) -> Option<PathBuf> {
+pub(crate) fn untrusted_project(config: &config::Config, project: Option<&Path>) -> Option<PathBuf> {
     let p = project?;
     let on = config.taint.untrusted_projects;
     (on && !bashgate::trust::Trusted::load(&config.state_dir()).project(p)).then(|| p.to_path_buf())
@@ -470,7 +560,7 @@ fn untrusted_project(config: &config::Config, project: Option<&Path>) -> Option<
 
 /// Whether this hook can run a command fenced on this machine: the
 /// configuration wants it and the kernel offers the profile's layers.
-fn fence_offer(confine: &config::ConfineConfig, state_dir: &std::path::Path) -> Fence {
+pub(crate) fn fence_offer(confine: &config::ConfineConfig, state_dir: &std::path::Path) -> Fence {
     if confine.when == config::ConfineWhen::Never {
         return Fence::Unavailable("confine.when = \"never\"".into());
     }
@@ -481,23 +571,14 @@ fn fence_offer(confine: &config::ConfineConfig, state_dir: &std::path::Path) -> 
 }
 
 /// The tool input with its command rewritten to run under `bashgate run`.
-fn fenced_input(
-    input: &Value,
-    how: &bashgate::rewrite::Fencing,
-    keeps_cwd: bool,
-) -> Result<Value, String> {
+fn fenced_input(input: &Value, how: &bashgate::rewrite::Fencing) -> Result<Value, String> {
     let command = input
         .get("command")
         .and_then(Value::as_str)
         .ok_or("the call has no command to run")?;
     let exe = gate_program()?;
     let mut out = input.clone();
-    let line = if keeps_cwd {
-        bashgate::rewrite::fenced(&exe, how, command)
-    } else {
-        bashgate::rewrite::fenced_plain(&exe, how, command)
-    };
-    out["command"] = Value::String(line);
+    out["command"] = Value::String(bashgate::rewrite::fenced(&exe, how, command));
     Ok(out)
 }
 
@@ -507,7 +588,7 @@ pub const HOOK_BINARY: &str = "bashgate-hook";
 
 /// The `bashgate` program that runs a fenced command (`bashgate run`) for
 /// this hook: see [`fence_runner`].
-fn gate_program() -> Result<PathBuf, String> {
+pub(crate) fn gate_program() -> Result<PathBuf, String> {
     let exe = std::env::current_exe()
         .map_err(|e| format!("bashgate cannot find its own binary ({e})"))?;
     let gate = fence_runner(&exe);
@@ -523,9 +604,12 @@ fn gate_program() -> Result<PathBuf, String> {
 
 /// The program that runs a fenced command for the hook program `exe`:
 /// `exe` itself, or the `bashgate` installed beside it when `exe` is the
-/// hook binary (which has no `run`).
+/// hook program or the shell wrapper (which have no `run`).
 pub fn fence_runner(exe: &Path) -> PathBuf {
-    if exe.file_name().is_some_and(|n| n == HOOK_BINARY) {
+    if exe
+        .file_name()
+        .is_some_and(|n| n == HOOK_BINARY || n == shell::SHELL_BINARY)
+    {
         exe.with_file_name("bashgate")
     } else {
         exe.to_path_buf()
@@ -749,7 +833,7 @@ fn start_watchdog(budget_ms: u64, on_error: OnError, render: fn(&Decision) -> Va
 
 /// Writes an audit record when the audit is on; a failure is reported on
 /// stderr and changes nothing else.
-fn write_audit(path: Option<&Path>, r: Record) {
+pub(crate) fn write_audit(path: Option<&Path>, r: Record) {
     let Some(path) = path else {
         return;
     };

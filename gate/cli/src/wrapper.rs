@@ -1,0 +1,346 @@
+//! `bashgate-shell SCRIPT`: the shell wrapper a client runs every shell
+//! command through, after its own permission rules have judged the command
+//! the agent wrote (Claude Code's `CLAUDE_CODE_SHELL_PREFIX`; see
+//! hook/shell.rs for how it is named and checked).
+//!
+//! The hook decides before the client's rules and leaves its decision as a
+//! ticket (`bashgate::runs`); here it is carried out: the script runs as it
+//! is, or with the agent's command inside it replaced by the fenced line.
+//! A command the hook left nothing for (its text was changed after the
+//! hook, or the hook never saw it) is decided here as the hook would have,
+//! and what the hook would have put to a person does not run. Whatever
+//! goes wrong, the command does not run: the wrapper fails closed.
+//!
+//! The client runs other programs through the same setting (its hooks,
+//! bashgate's among them, and its MCP servers); those are its own and run
+//! as they are.
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, ExitCode};
+
+use bashgate::call::FenceOffer;
+use bashgate::decision::Permission;
+use bashgate::engine::{Gate, ToolCall};
+use bashgate::rewrite::{self, FencingSpec};
+use bashgate::runs::{HowToRun, Tickets};
+use bashgate_analyzer::ir::{Command as Cmd, Part};
+use bashgate_analyzer::Span;
+
+use crate::hook::{self, shell::names, shell::SHELL_BINARY};
+
+/// The status of a command the wrapper did not run, as a shell's for a
+/// command that cannot be executed.
+const NOT_RUN: u8 = 126;
+
+/// `bashgate-shell SCRIPT`: runs it for the client whose setting names
+/// this program, and returns its status only when it did not run it.
+pub fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let script = match &args[..] {
+        [script] => match script.to_str() {
+            Some(s) => s.to_string(),
+            None => return refuse("its text is not UTF-8"),
+        },
+        _ => {
+            return refuse(&format!(
+                "{SHELL_BINARY} is a client's shell wrapper and takes one script, not {} arguments",
+                args.len()
+            ))
+        }
+    };
+    // The client is the one whose setting, which it hands to what it runs,
+    // names this program.
+    let me = std::env::current_exe().unwrap_or_default();
+    let client = bashgate::clients::all().iter().find(|(_, c)| {
+        c.shell_prefix_env
+            .as_deref()
+            .and_then(|v| std::env::var(v).ok())
+            .is_some_and(|v| names(&v, &me))
+    });
+    match client {
+        Some((key, _)) => wrap(key, script),
+        None => refuse("no client's shell-wrapper setting names this program, so bashgate cannot tell whose command it is"),
+    }
+}
+
+/// Runs `script` as the client asked, fenced where the gate decided so.
+/// Returns only when it does not run it.
+fn wrap(client: &str, script: String) -> ExitCode {
+    match client {
+        "claude" => refuse(&claude(script)),
+        other => refuse(&format!("no shell wrapper for a client named {other:?}")),
+    }
+}
+
+/// Says why the command did not run, with the status of one that could
+/// not be executed.
+fn refuse(why: &str) -> ExitCode {
+    eprintln!("bashgate: the command did not run: {why}");
+    ExitCode::from(NOT_RUN)
+}
+
+/// Claude Code: `SCRIPT` is the line it would give its shell, with the
+/// agent's command inside one `eval` (see [`claude_command`]).
+fn claude(script: String) -> String {
+    let found = claude_command(&script);
+    // Claude Code tells its hooks the project directory and its Bash tool
+    // not: a script of another shape with that variable set is one of the
+    // client's hooks (this program's among them).
+    if found.is_none() && std::env::var_os("CLAUDE_PROJECT_DIR").is_some() {
+        return exec(Command::new("/bin/sh").arg("-c").arg(&script));
+    }
+    let Some(session) = std::env::var("CLAUDE_CODE_SESSION_ID")
+        .ok()
+        .filter(|s| !s.is_empty())
+    else {
+        return "Claude Code did not say which session runs it (CLAUDE_CODE_SESSION_ID), so bashgate cannot find its decision".into();
+    };
+    let command = found.as_ref().map_or(script.as_str(), |f| f.text.as_str());
+    let how = match decision(&session, command, found.is_some()) {
+        Ok(how) => how,
+        Err(why) => return why,
+    };
+    match how {
+        HowToRun::Plain => exec(Command::new(shell()).arg("-c").arg(&script)),
+        HowToRun::Fenced(spec) => {
+            let bashgate = match hook::gate_program() {
+                Ok(b) => b,
+                Err(why) => return format!("it was to run fenced, but {why}"),
+            };
+            match found {
+                Some(f) => {
+                    let line = rewrite::fenced(&bashgate, &spec.fencing(), &f.text);
+                    let mut fenced = script.clone();
+                    fenced.replace_range(f.word.start..f.word.end, &rewrite::quote(&line));
+                    // `bashgate run` names the session in its audit record.
+                    exec(
+                        Command::new(shell())
+                            .arg("-c")
+                            .arg(&fenced)
+                            .env("BASHGATE_SESSION", &session),
+                    )
+                }
+                // The agent's command could not be told from the rest:
+                // all of it runs fenced.
+                None => exec(
+                    Command::new(&bashgate)
+                        .args(spec.fencing().run_args(&script))
+                        .env("BASHGATE_SESSION", &session),
+                ),
+            }
+        }
+    }
+}
+
+/// How `command` of `session` runs: the hook's ticket when it left one
+/// (only for a command found exactly, `exact`), else the gate's decision
+/// made here.
+fn decision(session: &str, command: &str, exact: bool) -> Result<HowToRun, String> {
+    let cwd = std::env::current_dir().map_err(|e| format!("no working directory ({e})"))?;
+    let anchored = hook::anchor(None, Some(session), &cwd)
+        .map_err(|e| format!("bashgate's configuration cannot be read ({e})"))?;
+    let hook::Anchored {
+        source,
+        loaded,
+        project,
+        person_file,
+    } = anchored;
+    let config = loaded.config;
+    let state_dir = config.state_dir();
+    let tickets = Tickets::new(&state_dir);
+    if exact {
+        match tickets.take(session, command) {
+            Ok(Some(how)) => return Ok(how),
+            Ok(None) => {}
+            Err(e) => return Err(format!("bashgate's decision for it cannot be read ({e})")),
+        }
+    }
+    let spec = FencingSpec {
+        profile: config.confine.profile.clone(),
+        tree: project.clone(),
+        state_dir: state_dir.clone(),
+        config: person_file,
+    };
+    let probe = {
+        let (confine, state_dir) = (config.confine.clone(), state_dir.clone());
+        move || hook::fence_offer(&confine, &state_dir)
+    };
+    if tickets.decided_elsewhere(session) {
+        // The session's taint is the daemon's: it runs fenced.
+        return match probe() {
+            bashgate::call::Fence::Offered => Ok(HowToRun::Fenced(spec)),
+            bashgate::call::Fence::Unavailable(why) => Err(format!(
+                "bashgate's daemon decides this session and left no decision for this command, and it cannot run fenced here ({why})"
+            )),
+        };
+    }
+    let audit = config.audit.enabled.then(|| config.audit_path());
+    let untrusted = hook::untrusted_project(&config, project.as_deref());
+    let mut gate = Gate::new(config);
+    gate.config_file = source.path().map(Path::to_path_buf);
+    gate.untrusted_project = untrusted;
+    gate.project = project;
+    let input = serde_json::json!({ "command": command });
+    let call = ToolCall {
+        session,
+        cwd: &cwd,
+        tool: "Bash",
+        input: &input,
+        call_id: None,
+        fence: &FenceOffer::probed(&probe),
+    };
+    let outcome = gate.decide_guarded(&call);
+    hook::write_audit(
+        audit.as_deref(),
+        bashgate::audit::Record::of_outcome(&call, "shell", &outcome),
+    );
+    let d = &outcome.decision;
+    match d.permission {
+        Permission::Allow if d.confined => Ok(HowToRun::Fenced(spec)),
+        Permission::Allow => Ok(HowToRun::Plain),
+        _ => Err(format!(
+            "it reached the shell without bashgate's decision, and bashgate would not let it run unasked: {}",
+            d.reason
+        )),
+    }
+}
+
+/// The shell the client runs its commands with: its `SHELL` when that is
+/// bash or zsh (what Claude Code runs), else bash.
+fn shell() -> OsString {
+    std::env::var_os("SHELL")
+        .filter(|s| {
+            let p = Path::new(s);
+            p.is_absolute()
+                && p.file_name()
+                    .is_some_and(|n| n == "bash" || n == "zsh")
+        })
+        .unwrap_or_else(|| "bash".into())
+}
+
+/// Replaces this process with `c`; returns why it could not.
+fn exec(c: &mut Command) -> String {
+    let e = c.exec();
+    format!("{:?} could not be started ({e})", c.get_program())
+}
+
+/// The agent's command inside a script Claude Code runs, and where its
+/// word is.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Found {
+    pub text: String,
+    pub word: Span,
+}
+
+/// The agent's command in `script`, when the script is of the shape Claude
+/// Code gives its shell: its own set-up, then `eval WORD < /dev/null`, then
+/// `pwd -P >| FILE` (the directory the command left the shell in). WORD
+/// must be quoted text and nothing else, so that what `eval` runs is its
+/// value exactly, and it must be the only `eval` in the script. Anything
+/// else is not taken apart (`None`).
+pub fn claude_command(script: &str) -> Option<Found> {
+    let commands = bashgate_analyzer::syntax(script)?;
+    let mut simple = Vec::new();
+    for c in &commands {
+        simples(c, &mut simple);
+    }
+    let name = |s: &bashgate_analyzer::ir::Simple| s.words.first().and_then(|w| w.static_value());
+    let evals: Vec<_> = simple
+        .iter()
+        .filter(|s| name(s).as_deref() == Some("eval"))
+        .collect();
+    let [eval] = evals[..] else {
+        return None;
+    };
+    let tracks_cwd = simple.iter().any(|s| {
+        name(s).as_deref() == Some("pwd")
+            && s.words.len() == 2
+            && s.words[1].static_value().as_deref() == Some("-P")
+            && s.redirects.iter().any(|r| r.op == ">|")
+    });
+    if !tracks_cwd || eval.words.len() != 2 || !eval.assignments.is_empty() {
+        return None;
+    }
+    let word = &eval.words[1];
+    let literal = word.parts.iter().all(|p| match p {
+        Part::Lit { quoted: true, .. } => true,
+        // Unquoted text that no expansion touches.
+        Part::Lit { text, .. } => text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./,:=+@%-".contains(&b)),
+        Part::Dynamic(_) => false,
+    });
+    let text = word.static_value().filter(|_| literal)?;
+    Some(Found {
+        text,
+        word: word.span,
+    })
+}
+
+/// Every simple command in `c`, substitutions' aside (Claude Code's own
+/// set-up has none the agent writes).
+fn simples<'a>(c: &'a Cmd, out: &mut Vec<&'a bashgate_analyzer::ir::Simple>) {
+    match c {
+        Cmd::Simple(s) => out.push(s),
+        Cmd::Pipeline(p) => p.stages.iter().for_each(|s| simples(s, out)),
+        Cmd::Compound(k) => k.body.iter().for_each(|s| simples(s, out)),
+        Cmd::Function(f) => simples(&f.body, out),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shape Claude Code 2.1.330 gives its shell (its set-up, then the
+    /// command), with `cmd` quoted as it quotes it.
+    fn script(quoted: &str) -> String {
+        format!(
+            "source /h/.claude/shell-snapshots/snapshot-bash-1-x.sh 2>/dev/null || true && \
+             {{ \\builtin shopt -u extglob || \\builtin setopt NO_EXTENDED_GLOB; }} >/dev/null 2>&1 || true && \
+             {{ \\builtin unalias -- 'which'; \\builtin unset -f -- 'which'; }} >/dev/null 2>&1 || true && \
+             {{ \\builtin unalias -- 'unsetenv'; \\builtin unset -f -- 'unsetenv'; }} >/dev/null 2>&1 || true && \
+             eval {quoted} < /dev/null && pwd -P >| /tmp/claude-a2b8-cwd"
+        )
+    }
+
+    #[test]
+    fn finds_the_agents_command_exactly() {
+        for (quoted, text) in [
+            ("'echo hi > out.txt && pwd'", "echo hi > out.txt && pwd"),
+            (
+                r#"'cd /tmp && echo '"'"'it'"'"''"'"'s'"'"' "$HOME"'"#,
+                r#"cd /tmp && echo 'it''s' "$HOME""#,
+            ),
+            ("ls", "ls"),
+            ("'eval x; pwd -P >| y'", "eval x; pwd -P >| y"),
+        ] {
+            let s = script(quoted);
+            let f = claude_command(&s).unwrap_or_else(|| panic!("{s}"));
+            assert_eq!(f.text, text);
+            assert_eq!(&s[f.word.start..f.word.end], quoted);
+        }
+    }
+
+    #[test]
+    fn leaves_every_other_shape_alone() {
+        for s in [
+            // What eval runs is not the word's text.
+            script("\"$__CLAUDE_CC_COMMAND_TEXT\""),
+            script("~/x"),
+            script("'a' *"),
+            script("{a,b}"),
+            // Two evals, no eval, no directory tracking, a broken script.
+            format!("eval 'a' && {}", script("'b'")),
+            "source /x && pwd -P >| /tmp/c".to_string(),
+            "eval 'make test' < /dev/null".to_string(),
+            script("'unterminated"),
+            "/usr/bin/bashgate-hook claude".to_string(),
+            String::new(),
+        ] {
+            assert_eq!(claude_command(&s), None, "{s}");
+        }
+    }
+}
