@@ -146,7 +146,9 @@ mod syntax_tests {
         let last = words.last().unwrap();
         assert_eq!(last[0].as_deref(), Some("eval"));
         assert_eq!(last[1].as_deref(), Some("c 'd'"));
-        assert!(words.iter().any(|w| w.get(1).cloned().flatten().as_deref() == Some("x y")));
+        assert!(words
+            .iter()
+            .any(|w| w.get(1).cloned().flatten().as_deref() == Some("x y")));
         // Errors and unfinished text are not read at all.
         for broken in ["a && ", "eval 'x", "( a", "a |"] {
             assert!(syntax(broken).is_none(), "{broken}");

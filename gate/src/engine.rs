@@ -76,6 +76,10 @@ pub struct Gate {
     /// (and `[taint] untrusted_projects` is on): the session counts as
     /// corruption-tainted from its start.
     pub untrusted_project: Option<PathBuf>,
+    /// Whether an `ask` reaches a person (it does through every client);
+    /// when not (a client's shell wrapper deciding a command the hook left
+    /// nothing for), it is not noted as a question put to them.
+    pub asks_person: bool,
     store: Box<dyn SessionStore>,
     layers: OnceCell<Layers>,
     tools: OnceCell<Tools>,
@@ -178,6 +182,7 @@ impl Gate {
             config_file: None,
             runs_in: RunsIn::default(),
             untrusted_project: None,
+            asks_person: true,
             fence_runner: None,
             project: None,
             store,
@@ -400,6 +405,9 @@ impl Gate {
         let what = format!("`{}`", excerpt(b.command, 120));
         if let Some(d) = remember::recall(state, &fp, &what) {
             return d;
+        }
+        if !self.asks_person {
+            return ask;
         }
         self.slow();
         let command = b.command.to_string();

@@ -111,6 +111,18 @@ impl Tickets {
         Ok(Some(ticket.how))
     }
 
+    /// The decision left for `command` in `session`, without taking it.
+    pub fn peek(&self, session: &str, command: &str) -> io::Result<Option<HowToRun>> {
+        match fs::read(self.path(session, command)) {
+            Ok(b) => {
+                let t: Ticket = serde_json::from_slice(&b).map_err(io::Error::other)?;
+                Ok((t.command == command).then_some(t.how))
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Marks that this session's decisions are a daemon's (see
     /// [`Tickets::decided_elsewhere`]).
     pub fn mark_decided_elsewhere(&self, session: &str) -> io::Result<()> {
@@ -146,7 +158,9 @@ mod tests {
         t.leave("s1", "git push", &HowToRun::Plain).unwrap();
         assert_eq!(t.take("s2", "make test").unwrap(), None);
         assert_eq!(t.take("s1", "make test ").unwrap(), None);
+        assert_eq!(t.peek("s1", "make test").unwrap(), Some(fenced.clone()));
         assert_eq!(t.take("s1", "make test").unwrap(), Some(fenced.clone()));
+        assert_eq!(t.peek("s1", "make test").unwrap(), None);
         assert_eq!(t.take("s1", "make test").unwrap(), None);
         assert_eq!(t.take("s1", "git push").unwrap(), Some(HowToRun::Plain));
         // A later decision replaces an earlier one.

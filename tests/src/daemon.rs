@@ -255,6 +255,9 @@ impl Daemon {
             .env("XDG_CONFIG_HOME", dir.join("xdg"))
             .env("BASHGATE_STATE_DIR", dir.join("container-state"))
             .env("BASHGATE_CONFIG", &self.container_config)
+            // The container's Claude Code runs its commands through
+            // bashgate's shell wrapper, as `bashgate init claude` sets it.
+            .env("CLAUDE_CODE_SHELL_PREFIX", crate::shell_bin())
             .current_dir(self.sandbox.project())
             .args(args)
             .stdin(Stdio::piped())

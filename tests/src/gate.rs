@@ -8,7 +8,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
 
-use crate::{bashgate_bin, hook_bin};
+use crate::{bashgate_bin, hook_bin, shell_bin};
 
 /// Whether `bashgate run` can confine on this machine (`bashgate doctor`
 /// says so): then a tainted session's commands are answered
@@ -46,22 +46,24 @@ pub struct Answer {
     pub json: Value,
     pub stdout: String,
     pub stderr: String,
+    /// The hook left the client's shell wrapper a decision to run the
+    /// command fenced (`bashgate::runs`).
+    pub fenced: bool,
 }
 
 impl Answer {
     /// bashgate's decision. An answer of exactly `{}` is its "no
     /// objection": the call is left to Claude Code's own permission rules,
     /// and the gate's decision (as the audit log records it) was `allow`.
-    /// `allow-confined` for a command rewritten to run under `bashgate
-    /// run` (an `updatedInput`) with no decision of its own.
+    /// `allow-confined` for a command left to run fenced through the
+    /// client's shell wrapper, or rewritten to run under `bashgate run`
+    /// (an `updatedInput`), with no decision of its own.
     pub fn decision(&self) -> &str {
-        if self.json == json!({}) {
-            return "allow";
-        }
         let out = &self.json["hookSpecificOutput"];
         match out["permissionDecision"].as_str() {
             Some(d) => d,
-            None if out["updatedInput"].is_object() => "allow-confined",
+            None if self.fenced || out["updatedInput"].is_object() => "allow-confined",
+            None if self.json == json!({}) => "allow",
             None => "",
         }
     }
@@ -103,6 +105,12 @@ impl Sandbox {
             (
                 "XDG_CONFIG_HOME".to_string(),
                 dir.path().join("xdg").display().to_string(),
+            ),
+            // Claude Code runs its commands through bashgate's shell
+            // wrapper, as `bashgate init claude` sets it.
+            (
+                "CLAUDE_CODE_SHELL_PREFIX".to_string(),
+                shell_bin().display().to_string(),
             ),
         ];
         let s = Sandbox { dir, env };
@@ -191,12 +199,29 @@ impl Sandbox {
     /// it: `bashgate-hook CLIENT` (see [`Sandbox::hook_via_cli`] for
     /// `bashgate hook CLIENT`, the same code behind the full CLI).
     pub fn hook_client(&self, client: &str, input: &[u8]) -> Answer {
-        Self::answer(self.command_of(&hook_bin()).arg(client), input)
+        let a = Self::answer(self.command_of(&hook_bin()).arg(client), input);
+        self.with_ticket(a, input)
     }
 
     /// Feeds raw bytes to `bashgate hook CLIENT`.
     pub fn hook_via_cli(&self, client: &str, input: &[u8]) -> Answer {
-        Self::answer(self.command().args(["hook", client]), input)
+        let a = Self::answer(self.command().args(["hook", client]), input);
+        self.with_ticket(a, input)
+    }
+
+    /// The answer, marked fenced when the hook left the shell wrapper a
+    /// decision to fence the event's command.
+    fn with_ticket(&self, mut a: Answer, input: &[u8]) -> Answer {
+        let event: Value = serde_json::from_slice(input).unwrap_or(Value::Null);
+        let (Some(session), Some(command)) = (
+            event["session_id"].as_str(),
+            event["tool_input"]["command"].as_str(),
+        ) else {
+            return a;
+        };
+        let left = bashgate::runs::Tickets::new(&self.state()).peek(session, command);
+        a.fenced = matches!(left, Ok(Some(bashgate::runs::HowToRun::Fenced(_))));
+        a
     }
 
     /// Runs `command` with `input` on stdin and reads its answer.
@@ -220,6 +245,7 @@ impl Sandbox {
             json: serde_json::from_str(stdout.trim()).unwrap_or(Value::Null),
             stdout,
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            fenced: false,
         }
     }
 

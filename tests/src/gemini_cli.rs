@@ -110,6 +110,13 @@ impl Session {
         std::fs::write(p, text).unwrap();
     }
 
+    /// The person's own Gemini CLI policy rules (TOML), in the user's
+    /// policy directory (`~/.gemini/policies/`; a project's is not read).
+    pub fn policy(&self, toml: &str) {
+        std::fs::create_dir_all(self.dir.path().join("home/.gemini/policies")).unwrap();
+        self.write_work("home/.gemini/policies/person.toml", toml);
+    }
+
     /// `bashgate ARGS` in the project with this session's state directory.
     pub fn bashgate(&self, args: &[&str]) -> Output {
         let mut c = Command::new(crate::claude_code::bashgate());

@@ -98,6 +98,11 @@ pub const HOOK_BIN: &str = "bashgate-hook";
 /// A client's shell wrapper (gate/cli/src/bin/bashgate-shell.rs).
 pub const SHELL_BIN: &str = "bashgate-shell";
 
+/// Path to the freshly built `bashgate-shell`, beside [`bashgate_bin`].
+pub fn shell_bin() -> PathBuf {
+    bashgate_bin().with_file_name(SHELL_BIN)
+}
+
 /// Path to the freshly built `bashgate-hook`, beside [`bashgate_bin`].
 pub fn hook_bin() -> PathBuf {
     bashgate_bin().with_file_name(HOOK_BIN)

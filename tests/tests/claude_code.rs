@@ -606,7 +606,10 @@ fn after_a_taint_the_persons_rules_judge_the_agents_command() {
     control.script(steps.clone(), json!({"/status": "ok\n"}));
     let crun = control.run();
     assert_eq!(denied_commands(&crun), refused.to_vec());
-    assert!(crun.exists("fetched.txt"), "control: make net did not reach");
+    assert!(
+        crun.exists("fetched.txt"),
+        "control: make net did not reach"
+    );
     assert!(crun.exists(".git/hooks/pre-commit"), "control: no git hook");
 
     let s = Session::new();
@@ -631,10 +634,7 @@ fn after_a_taint_the_persons_rules_judge_the_agents_command() {
         .output()
         .unwrap();
     assert!(!head.status.success(), "a commit was made");
-    assert!(!run
-        .bash_exchange("cat .env")
-        .result
-        .contains("tok_live"));
+    assert!(!run.bash_exchange("cat .env").result.contains("tok_live"));
 
     // What the person allowed ran, fenced: the test passed, the network
     // was not there, the git hook was not planted, and the model read the

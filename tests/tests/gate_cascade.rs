@@ -97,11 +97,10 @@ fn rows_with_confinement() {
         );
         assert_eq!(!server.requests().is_empty(), asked, "row {i}: Cop asked?");
         if expected == "allow-confined" {
-            // The command runs under `bashgate run`, exactly as written.
-            let line = a.rewritten().unwrap();
-            assert!(line.contains(" run --profile 'default' "), "{line}");
-            assert!(line.contains(&format!(" -- '{cmd}'; ")), "{line}");
-            // The client's own rules still decide whether it runs at all.
+            // Left for Claude Code's shell wrapper to run fenced, its text
+            // unchanged, so the client's own rules still decide whether it
+            // runs at all.
+            assert!(a.fenced && a.rewritten().is_none(), "{}", a.json);
             assert!(a.json["hookSpecificOutput"]["permissionDecision"].is_null());
         }
     }

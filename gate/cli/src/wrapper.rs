@@ -182,6 +182,8 @@ fn decision(session: &str, command: &str, exact: bool) -> Result<HowToRun, Strin
     gate.config_file = source.path().map(Path::to_path_buf);
     gate.untrusted_project = untrusted;
     gate.project = project;
+    // Nobody is asked here: what would be asked about is not run.
+    gate.asks_person = false;
     let input = serde_json::json!({ "command": command });
     let call = ToolCall {
         session,
@@ -213,9 +215,7 @@ fn shell() -> OsString {
     std::env::var_os("SHELL")
         .filter(|s| {
             let p = Path::new(s);
-            p.is_absolute()
-                && p.file_name()
-                    .is_some_and(|n| n == "bash" || n == "zsh")
+            p.is_absolute() && p.file_name().is_some_and(|n| n == "bash" || n == "zsh")
         })
         .unwrap_or_else(|| "bash".into())
 }

@@ -8,7 +8,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{FenceRoute, Event, Kind, Protocol, Reply};
+use super::{Event, FenceRoute, Kind, Protocol, Reply};
 
 pub struct Claude;
 

@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use bashgate::decision::Permission;
 
 use super::names::{self, ClientName};
-use super::{FenceRoute, Event, Kind, Protocol, Reply};
+use super::{Event, FenceRoute, Kind, Protocol, Reply};
 
 pub struct Codex;
 

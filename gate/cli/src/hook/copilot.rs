@@ -19,7 +19,7 @@
 use serde_json::{json, Map, Value};
 
 use super::names::{self, ClientName};
-use super::{FenceRoute, Event, Kind, Protocol, Reply};
+use super::{Event, FenceRoute, Kind, Protocol, Reply};
 
 pub struct Copilot;
 

@@ -20,7 +20,7 @@
 use serde_json::{json, Value};
 
 use super::names::{self, ClientName};
-use super::{FenceRoute, Event, Kind, Protocol, Reply};
+use super::{Event, FenceRoute, Kind, Protocol, Reply};
 
 pub struct Gemini;
 

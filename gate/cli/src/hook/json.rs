@@ -24,7 +24,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{FenceRoute, Event, Kind, Protocol, Reply};
+use super::{Event, FenceRoute, Kind, Protocol, Reply};
 
 /// The session used when the input names none.
 pub const DEFAULT_SESSION: &str = "default";

@@ -251,13 +251,11 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
             } else {
                 None
             };
+            // Unleft, the wrapper decides the command itself, as the hook
+            // did; what the hook put to a person, it then does not run.
             if let Some(t) = ticket {
                 if let Err(e) = tickets.leave(session, command, &t) {
-                    return P::render(Reply::Decision(&Decision::on_error(
-                        OnError::Ask,
-                        Layer::State,
-                        &format!("bashgate cannot leave its decision for the shell wrapper ({e})"),
-                    )));
+                    eprintln!("bashgate: the decision for the shell wrapper was not left ({e}); it decides the command when it runs");
                 }
             }
         } else if fenced {
@@ -504,8 +502,7 @@ pub(crate) fn anchor(
                 (named, _) => {
                     // The directory itself, not its spelling (`proj/../other`).
                     let here = named.unwrap_or_else(|| {
-                        let real =
-                            std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+                        let real = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
                         config::repository_root(&real).unwrap_or(real)
                     });
                     // Kept, so nothing made later (a `build/.git`) moves
@@ -552,7 +549,10 @@ pub(crate) fn anchor(
 
 /// The session's project when the person has not trusted it and that
 /// taints (`[taint] untrusted_projects`).
-pub(crate) fn untrusted_project(config: &config::Config, project: Option<&Path>) -> Option<PathBuf> {
+pub(crate) fn untrusted_project(
+    config: &config::Config,
+    project: Option<&Path>,
+) -> Option<PathBuf> {
     let p = project?;
     let on = config.taint.untrusted_projects;
     (on && !bashgate::trust::Trusted::load(&config.state_dir()).project(p)).then(|| p.to_path_buf())
