@@ -743,8 +743,9 @@ pub fn candidate_files() -> Vec<PathBuf> {
     out
 }
 
-/// bashgate's own programs: the one running, and `bashgate` and
-/// `bashgate-hook` beside it. The clients' settings name them, so
+/// bashgate's own programs: the one running, and `bashgate`,
+/// `bashgate-hook` and `bashgate-shell` beside it. The clients' settings
+/// name them, so
 /// replacing one switches the gate off as surely as editing the settings.
 pub fn own_programs() -> Vec<PathBuf> {
     let Ok(exe) = std::env::current_exe() else {
@@ -752,7 +753,7 @@ pub fn own_programs() -> Vec<PathBuf> {
     };
     let mut out = vec![exe.clone()];
     out.extend(
-        ["bashgate", "bashgate-hook"]
+        ["bashgate", "bashgate-hook", "bashgate-shell"]
             .iter()
             .map(|n| exe.with_file_name(n))
             .filter(|p| p.exists()),

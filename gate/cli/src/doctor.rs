@@ -42,6 +42,9 @@ pub struct WiringReport {
     pub events: Vec<String>,
     /// Why it would not fire (empty: it would).
     pub problems: Vec<String>,
+    /// How a command bashgate lets through only fenced runs with this
+    /// client (`None`: the client has no shell-wrapper setting).
+    pub fenced: Option<String>,
 }
 
 pub fn clients(cwd: &Path, home: Option<&Path>, path_var: Option<&str>) -> Vec<ClientReport> {
@@ -105,6 +108,7 @@ fn wiring(
                 scope,
                 events: vec![],
                 problems,
+                fenced: None,
             });
         }
     };
@@ -165,6 +169,27 @@ fn wiring(
         scope,
         events,
         problems,
+        fenced: fenced_through(w, &root),
+    })
+}
+
+/// What a settings file says about the client's shell wrapper: the
+/// program a fenced command runs through, or why it will be asked about.
+fn fenced_through(w: &Wiring, root: &Value) -> Option<String> {
+    let var = bashgate::clients::get(w.client)?
+        .shell_prefix_env
+        .as_deref()?;
+    let wrapper = crate::hook::shell::SHELL_BINARY;
+    Some(match root["env"][var].as_str() {
+        Some(v) if Path::new(v).file_name() == Some(std::ffi::OsStr::new(wrapper)) => {
+            if is_executable(Path::new(v)) {
+                format!("commands bashgate lets through only fenced run fenced through {v} ({var})")
+            } else {
+                format!("{var} names {v}, which does not exist or is not executable: the client cannot run any shell command through it")
+            }
+        }
+        Some(v) => format!("{var} names {v}, not bashgate's {wrapper}: commands bashgate would run fenced are asked about instead"),
+        None => format!("{var} is not set here (`bashgate init {}` sets it): commands bashgate would run fenced are asked about instead, unless another settings file sets it", w.client),
     })
 }
 
@@ -373,6 +398,9 @@ pub fn run(profile: &str, json: bool) -> ExitCode {
                 for p in &w.problems {
                     println!("    will not fire: {p}");
                 }
+                if let Some(f) = &w.fenced {
+                    println!("    {f}");
+                }
             }
             if r.wirings.is_empty() && r.installed.is_some() {
                 println!("  bashgate is not wired in: `bashgate init {}`", r.client);
@@ -514,7 +542,7 @@ fn codex_trust_hash(event: &str, matcher: Option<&str>, hook: &Value) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::init::{install, CODEX, GEMINI};
+    use crate::init::{install, CLAUDE, CODEX, GEMINI};
 
     #[test]
     fn the_hook_binary_needs_bashgate_beside_it() {
@@ -570,6 +598,42 @@ mod tests {
         let problems = codex.wirings[0].problems.join("\n");
         assert!(problems.contains("does not exist"), "{problems}");
         assert!(problems.contains("untrusted"), "{problems}");
+    }
+
+    #[test]
+    fn says_how_a_fenced_command_runs_with_claude_code() {
+        let t = tempfile::tempdir().unwrap();
+        let proj = t.path().join("p");
+        let file = proj.join(CLAUDE.project_file());
+        let exe = std::env::current_exe().unwrap();
+        install(
+            &CLAUDE,
+            &file,
+            &format!("{} hook claude", exe.display()),
+            60,
+        )
+        .unwrap();
+        let fenced = || {
+            let r = clients(&proj, None, Some(""));
+            let c = r.into_iter().find(|x| x.client == "claude").unwrap();
+            c.wirings[0].fenced.clone().unwrap()
+        };
+        assert!(fenced().contains("is not set here"), "{}", fenced());
+        let wrapper = t.path().join(crate::hook::shell::SHELL_BINARY);
+        crate::init::install_wrapper(&CLAUDE, &file, &wrapper)
+            .unwrap()
+            .unwrap();
+        assert!(fenced().contains("does not exist"), "{}", fenced());
+        std::fs::write(&wrapper, "").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(fenced().contains("run fenced through"), "{}", fenced());
+        // Gemini CLI has no such setting: nothing to say.
+        let g = proj.join(GEMINI.project_file());
+        install(&GEMINI, &g, &format!("{} hook gemini", exe.display()), 60).unwrap();
+        let r = clients(&proj, None, Some(""));
+        let gemini = r.into_iter().find(|x| x.client == "gemini").unwrap();
+        assert!(gemini.wirings[0].fenced.is_none());
     }
 
     #[test]
