@@ -34,6 +34,10 @@ use crate::hook::{self, shell::names, shell::SHELL_BINARY};
 /// command that cannot be executed.
 const NOT_RUN: u8 = 126;
 
+/// How Claude Code's line for a Bash command records the directory the
+/// command left the shell in.
+const CWD_MARK: &str = "pwd -P >| ";
+
 /// `bashgate-shell SCRIPT`: runs it for the client whose setting names
 /// this program, and returns its status only when it did not run it.
 pub fn main() -> ExitCode {
@@ -85,10 +89,15 @@ fn refuse(why: &str) -> ExitCode {
 /// agent's command inside one `eval` (see [`claude_command`]).
 fn claude(script: String) -> String {
     let found = claude_command(&script);
-    // Claude Code tells its hooks the project directory and its Bash tool
-    // not: a script of another shape with that variable set is one of the
-    // client's hooks (this program's among them).
-    if found.is_none() && std::env::var_os("CLAUDE_PROJECT_DIR").is_some() {
+    // Claude Code tells its hooks and MCP servers the project directory
+    // and its Bash tool not, and a Bash line always ends by recording the
+    // directory (`pwd -P >|`): only a line with neither mark of a Bash
+    // command is one of the client's own programs (this one's hook among
+    // them), run as it is.
+    let bash_line = found.is_some()
+        || script.contains(CWD_MARK)
+        || std::env::var_os("CLAUDE_PROJECT_DIR").is_none();
+    if !bash_line {
         return exec(Command::new("/bin/sh").arg("-c").arg(&script));
     }
     let Some(session) = std::env::var("CLAUDE_CODE_SESSION_ID")
