@@ -11,6 +11,15 @@
 //!
 //! Tickets live in the person's state directory, which a fenced command
 //! cannot write.
+//!
+//! A ticket to run a command as it is must not outlive the call it was
+//! made for: the client may run a different text than its hook was shown
+//! (Claude Code rewrites `>nul` to `>/dev/null` after the hook), and a
+//! ticket for a command the person declined would then let another
+//! command's text through unfenced. So a session holds one such ticket at
+//! most, and every new call's hook removes it ([`Tickets::supersede`]).
+//! A ticket to fence is kept per text: taken by the wrong command, it only
+//! fences that one.
 
 use std::fs;
 use std::io::{self, Write};
@@ -45,6 +54,9 @@ pub struct Tickets {
     dir: PathBuf,
 }
 
+/// The one ticket of a session to run a command as it is.
+const AS_IT_IS: &str = "as-it-is";
+
 /// The mark of a session whose decisions a daemon makes: its taint is not
 /// here, so a command the hook left no ticket for is not judged here.
 const ELSEWHERE: &str = "decided-elsewhere";
@@ -65,8 +77,16 @@ impl Tickets {
         self.session_dir(session).join(hex(&h[..16]))
     }
 
+    /// Where the ticket for `command` would be, by what it says.
+    fn slot(&self, session: &str, command: &str, how: &HowToRun) -> PathBuf {
+        match how {
+            HowToRun::Plain => self.session_dir(session).join(AS_IT_IS),
+            HowToRun::Fenced(_) => self.path(session, command),
+        }
+    }
+
     /// Leaves the decision for `command` in `session`, replacing any
-    /// earlier one for the same text.
+    /// earlier one for the same text (and, to run as it is, any other).
     pub fn leave(&self, session: &str, command: &str, how: &HowToRun) -> io::Result<()> {
         let dir = self.session_dir(session);
         fs::create_dir_all(&dir)?;
@@ -77,17 +97,23 @@ impl Tickets {
         let bytes = serde_json::to_vec(&ticket).map_err(io::Error::other)?;
         let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(&dir)?;
         tmp.write_all(&bytes)?;
-        tmp.persist(self.path(session, command))
+        tmp.persist(self.slot(session, command, how))
             .map_err(|e| e.error)?;
         Ok(())
     }
 
-    /// Takes the decision left for `command` in `session`: `None` when
-    /// there is none; an error when one is there and cannot be read (the
-    /// caller must not run the command then).
-    pub fn take(&self, session: &str, command: &str) -> io::Result<Option<HowToRun>> {
-        let path = self.path(session, command);
-        let bytes = match fs::read(&path) {
+    /// Removes the session's ticket to run a command as it is: a new call
+    /// has begun, so the call it was for is over (run, or refused).
+    pub fn supersede(&self, session: &str) -> io::Result<()> {
+        match fs::remove_file(self.session_dir(session).join(AS_IT_IS)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    /// The ticket at `path` when it is for exactly `command`.
+    fn read(path: &Path, command: &str) -> io::Result<Option<HowToRun>> {
+        let bytes = match fs::read(path) {
             Ok(b) => b,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e),
@@ -98,28 +124,34 @@ impl Tickets {
                 format!("{} is not a decision bashgate wrote ({e})", path.display()),
             )
         })?;
-        if ticket.command != command {
-            return Ok(None);
+        Ok((ticket.command == command).then_some(ticket.how))
+    }
+
+    /// Takes the decision left for `command` in `session`: `None` when
+    /// there is none; an error when one is there and cannot be read (the
+    /// caller must not run the command then).
+    pub fn take(&self, session: &str, command: &str) -> io::Result<Option<HowToRun>> {
+        for path in [
+            self.path(session, command),
+            self.session_dir(session).join(AS_IT_IS),
+        ] {
+            if let Some(how) = Tickets::read(&path, command)? {
+                // Read once. Two calls of the same text at once may both
+                // read it: the hook decided the same for both.
+                match fs::remove_file(&path) {
+                    Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                    _ => return Ok(Some(how)),
+                }
+            }
         }
-        // Read once. Two calls of the same text at once may both read it:
-        // the hook decided the same for both.
-        match fs::remove_file(&path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e),
-        }
-        Ok(Some(ticket.how))
+        Ok(None)
     }
 
     /// The decision left for `command` in `session`, without taking it.
     pub fn peek(&self, session: &str, command: &str) -> io::Result<Option<HowToRun>> {
-        match fs::read(self.path(session, command)) {
-            Ok(b) => {
-                let t: Ticket = serde_json::from_slice(&b).map_err(io::Error::other)?;
-                Ok((t.command == command).then_some(t.how))
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e),
+        match Tickets::read(&self.path(session, command), command)? {
+            Some(how) => Ok(Some(how)),
+            None => Tickets::read(&self.session_dir(session).join(AS_IT_IS), command),
         }
     }
 
@@ -164,9 +196,19 @@ mod tests {
         assert_eq!(t.take("s1", "make test").unwrap(), None);
         assert_eq!(t.take("s1", "git push").unwrap(), Some(HowToRun::Plain));
         // A later decision replaces an earlier one.
-        t.leave("s1", "x", &HowToRun::Plain).unwrap();
         t.leave("s1", "x", &fenced).unwrap();
-        assert_eq!(t.take("s1", "x").unwrap(), Some(fenced));
+        assert_eq!(t.take("s1", "x").unwrap(), Some(fenced.clone()));
+        // A session holds one ticket to run as it is, and the next call's
+        // hook removes it; a ticket to fence stays for its text.
+        t.leave("s1", "a", &HowToRun::Plain).unwrap();
+        t.leave("s1", "b", &HowToRun::Plain).unwrap();
+        t.leave("s1", "c", &fenced).unwrap();
+        assert_eq!(t.peek("s1", "a").unwrap(), None);
+        assert_eq!(t.peek("s1", "b").unwrap(), Some(HowToRun::Plain));
+        t.supersede("s1").unwrap();
+        t.supersede("s1").unwrap();
+        assert_eq!(t.take("s1", "b").unwrap(), None);
+        assert_eq!(t.take("s1", "c").unwrap(), Some(fenced));
         // A ticket that is not one is an error, not a missing ticket.
         std::fs::write(t.path("s1", "y"), b"{").unwrap();
         assert!(t.take("s1", "y").is_err());

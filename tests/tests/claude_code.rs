@@ -386,6 +386,13 @@ fn init_claude_writes_the_settings_claude_code_runs() {
         settings["hooks"]["PostToolUse"],
         json!([existing["hooks"]["PostToolUse"][0], ours])
     );
+    // Claude Code runs its Bash commands through bashgate's shell wrapper.
+    assert_eq!(
+        settings["env"]["CLAUDE_CODE_SHELL_PREFIX"],
+        bin.with_file_name(bashgate_tests::SHELL_BIN)
+            .display()
+            .to_string()
+    );
 
     // The user lets Claude Code run Bash without asking.
     s.user_settings(USER_ALLOWS);

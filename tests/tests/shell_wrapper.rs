@@ -167,6 +167,30 @@ fn what_the_hook_would_ask_about_runs_only_after_the_person_was_asked() {
     let out = wrapper(&s, &shell_bin(), Some("both"), &script);
     assert_ne!(out.status.code(), Some(126), "{}", text(&out));
     assert!(conns.recv_timeout(Duration::from_secs(5)).is_ok());
+    let shell: Vec<_> = s
+        .audit(&[])
+        .into_iter()
+        .filter(|r| r["event"] == "shell" && r["command"] == cmd.as_str())
+        .map(|r| r["decision"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(
+        shell,
+        ["allow", "ask"],
+        "the wrapper's records, newest first"
+    );
+
+    // A question the person declined (or the client refused) is over when
+    // the next call begins. The client may run a text other than the one
+    // its hook was shown (Claude Code turns `>nul` into `>/dev/null`):
+    // were that text the declined one, it must not run on its ticket.
+    let declined = format!("curl -s -m 1 -o /dev/null http://127.0.0.1:{port}/again");
+    let a = s.bash("both", &declined);
+    assert_eq!(a.decision(), "ask", "{a:?}");
+    s.bash("both", &format!("{declined} >nul"));
+    let line = claude_script(&declined, &cwd_file(&s));
+    let out = wrapper(&s, &shell_bin(), Some("both"), &line);
+    assert_eq!(out.status.code(), Some(126), "{}", text(&out));
+    assert!(conns.recv_timeout(Duration::from_millis(500)).is_err());
 }
 
 #[test]

@@ -159,8 +159,20 @@ fn decision(session: &str, command: &str, exact: bool) -> Result<HowToRun, Strin
     let config = loaded.config;
     let state_dir = config.state_dir();
     let tickets = Tickets::new(&state_dir);
+    let audit = config.audit.enabled.then(|| config.audit_path());
     if exact {
         match tickets.take(session, command) {
+            Ok(Some(HowToRun::Plain)) => {
+                // The fence records a fenced run; this one, here.
+                let d = bashgate::decision::Decision::allow(
+                    bashgate::decision::Layer::Person,
+                    "ran as it is: the hook put it to the person, and the client ran it",
+                );
+                let mut r = bashgate::audit::Record::decided(session, "shell", "Bash", &cwd, &d);
+                r.command = Some(command.to_string());
+                hook::write_audit(audit.as_deref(), r);
+                return Ok(HowToRun::Plain);
+            }
             Ok(Some(how)) => return Ok(how),
             Ok(None) => {}
             Err(e) => return Err(format!("bashgate's decision for it cannot be read ({e})")),
@@ -185,7 +197,6 @@ fn decision(session: &str, command: &str, exact: bool) -> Result<HowToRun, Strin
             )),
         };
     }
-    let audit = config.audit.enabled.then(|| config.audit_path());
     let untrusted = hook::untrusted_project(&config, project.as_deref());
     let mut gate = Gate::new(config);
     gate.config_file = source.path().map(Path::to_path_buf);

@@ -231,21 +231,24 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         }
         _ => None,
     };
-    // `left`: what the wrapper must be told for this call, when it must.
+    // `left`: the session, when the client's shell wrapper takes this
+    // call's decision, and whether a daemon decides it.
     let reply = move |d: &Decision, read_only: bool, input: &Value, left: Option<(&str, bool)>| {
         let approved = d.by_person() || (auto_approve && read_only);
         let fenced = d.permission == Permission::Allow && d.confined;
-        if let (Some((session, tainted)), Some(command)) =
+        if let (Some((session, elsewhere)), Some(command)) =
             (left, input.get("command").and_then(Value::as_str))
         {
             // The client runs the command as the agent wrote it, through
-            // the wrapper, which takes this decision. An untainted allow
-            // needs none: the wrapper decides a command it finds nothing
-            // for as the hook would.
+            // the wrapper, which takes this decision. A plain allow needs
+            // none: the wrapper decides a command it finds nothing for as
+            // the hook would (unless a daemon decides the session). A
+            // question does: if the person approves, the wrapper alone
+            // would not run it.
             let ticket = if fenced {
                 Some(bashgate::runs::HowToRun::Fenced(how.clone()))
             } else if d.permission == Permission::Ask
-                || (d.permission == Permission::Allow && tainted)
+                || (d.permission == Permission::Allow && elsewhere)
             {
                 Some(bashgate::runs::HowToRun::Plain)
             } else {
@@ -356,6 +359,17 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
     // Whether this call is the shell tool's, whose decision the client's
     // wrapper takes.
     let wrapped = event.kind == Kind::Pre && shell_tool == Some(tool);
+    if event.kind == Kind::Pre && shell_tool.is_some() {
+        // A new call: an earlier call's ticket to run as it is is over.
+        let stale = bashgate::runs::Tickets::new(&config.state_dir()).supersede(session);
+        if let Err(e) = stale {
+            let d = failed(&format!(
+                "an earlier decision for the shell wrapper cannot be removed ({e})"
+            ));
+            answer(&P::render(Reply::Decision(&d)));
+            return;
+        }
+    }
     let call = ToolCall {
         session,
         cwd: &cwd,
@@ -449,8 +463,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
                 outcome.decision = Decision::on_error(on_error, Layer::State, &why);
             }
         }
-        let tainted = outcome.taint.is_none_or(|t| t.any());
-        let left = wrapped.then_some((session, tainted));
+        let left = wrapped.then_some((session, false));
         answer(&reply(
             &outcome.decision,
             outcome.read_only,
