@@ -12,6 +12,7 @@
 
 use std::collections::HashSet;
 use std::ffi::{CString, OsStr};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -313,29 +314,35 @@ fn random_suffix() -> String {
 /// Renames `path` aside to `PATH.bashgate-quarantine-RANDOM`, never
 /// replacing what is there; returns where it went.
 pub fn move_aside(path: &Path) -> Result<PathBuf, String> {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err("the path has no parent directory".into());
+    };
+    // The directory is opened one name at a time, so a path longer than
+    // the kernel takes in one piece (a command can make one) is moved all
+    // the same.
+    let dir = open_dir(parent).map_err(|e| e.to_string())?;
     let mut last = String::new();
     for _ in 0..4 {
-        let mut to = path.as_os_str().to_owned();
-        to.push(format!(".bashgate-quarantine-{}", random_suffix()));
-        let to = PathBuf::from(to);
+        let mut to_name = name.to_owned();
+        to_name.push(format!(".bashgate-quarantine-{}", random_suffix()));
         let (Ok(from_c), Ok(to_c)) = (
-            CString::new(path.as_os_str().as_bytes()),
-            CString::new(to.as_os_str().as_bytes()),
+            CString::new(name.as_bytes()),
+            CString::new(to_name.as_bytes()),
         ) else {
             return Err("the path has a NUL byte".into());
         };
         let r = unsafe {
             libc::syscall(
                 libc::SYS_renameat2,
-                libc::AT_FDCWD,
+                dir.as_raw_fd(),
                 from_c.as_ptr(),
-                libc::AT_FDCWD,
+                dir.as_raw_fd(),
                 to_c.as_ptr(),
                 libc::RENAME_NOREPLACE,
             )
         };
         if r == 0 {
-            return Ok(to);
+            return Ok(parent.join(to_name));
         }
         let e = std::io::Error::last_os_error();
         last = e.to_string();
@@ -346,9 +353,72 @@ pub fn move_aside(path: &Path) -> Result<PathBuf, String> {
     Err(last)
 }
 
+/// `dir`, opened by walking its names from the root (or the working
+/// directory for a relative one), each resolved as the kernel would.
+fn open_dir(dir: &Path) -> std::io::Result<OwnedFd> {
+    use std::path::Component;
+    let open = |at: libc::c_int, name: &OsStr| -> std::io::Result<OwnedFd> {
+        let c = CString::new(name.as_bytes()).map_err(std::io::Error::other)?;
+        let fd = unsafe {
+            libc::openat(
+                at,
+                c.as_ptr(),
+                libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    };
+    let start = if dir.is_absolute() { "/" } else { "." };
+    let mut fd = open(libc::AT_FDCWD, OsStr::new(start))?;
+    for c in dir.components() {
+        match c {
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+            Component::ParentDir => fd = open(fd.as_raw_fd(), OsStr::new(".."))?,
+            Component::Normal(n) => fd = open(fd.as_raw_fd(), n)?,
+        }
+    }
+    Ok(fd)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_place_deeper_than_a_path_can_name_is_moved_all_the_same() {
+        let tmp = tempfile::tempdir().unwrap();
+        // 25 directories of 200 bytes: past PATH_MAX (4096).
+        let made = std::process::Command::new("bash")
+            .arg("-c")
+            .arg("set -e; n=$(printf 'd%.0s' $(seq 200)); for i in $(seq 25); do mkdir \"$n\"; cd \"$n\"; done; mkdir .git")
+            .current_dir(tmp.path())
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let mut deep = tmp.path().to_path_buf();
+        let n = "d".repeat(200);
+        for _ in 0..25 {
+            deep.push(&n);
+        }
+        let git = deep.join(".git");
+        assert!(git.as_os_str().len() > 4096);
+        let to = move_aside(&git).unwrap();
+        let name = to.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with(".git.bashgate-quarantine-"), "{name}");
+        assert_eq!(to.parent(), git.parent());
+        let listed = std::process::Command::new("bash")
+            .arg("-c")
+            .arg("cd \"$(printf 'd%.0s' $(seq 200))\" && for i in $(seq 24); do cd \"$(printf 'd%.0s' $(seq 200))\"; done && ls -a")
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
+        let listed = String::from_utf8_lossy(&listed.stdout);
+        assert!(!listed.lines().any(|l| l == ".git"), "{listed}");
+        assert!(listed.contains(&name), "{listed}");
+    }
 
     #[test]
     fn new_places_are_found_and_moved_where_nothing_can_wait() {
