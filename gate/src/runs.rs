@@ -105,9 +105,22 @@ impl Tickets {
     /// Removes the session's ticket to run a command as it is: a new call
     /// has begun, so the call it was for is over (run, or refused).
     pub fn supersede(&self, session: &str) -> io::Result<()> {
-        match fs::remove_file(self.session_dir(session).join(AS_IT_IS)) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
+        let slot = self.session_dir(session).join(AS_IT_IS);
+        match fs::remove_file(&slot) {
+            Ok(()) => Ok(()),
+            // What cannot be there (no such file, or a state directory
+            // that is not one) need not be removed.
+            Err(e) => match fs::symlink_metadata(&slot) {
+                Err(m)
+                    if matches!(
+                        m.kind(),
+                        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                    ) =>
+                {
+                    Ok(())
+                }
+                _ => Err(e),
+            },
         }
     }
 
@@ -207,6 +220,10 @@ mod tests {
         assert_eq!(t.peek("s1", "b").unwrap(), Some(HowToRun::Plain));
         t.supersede("s1").unwrap();
         t.supersede("s1").unwrap();
+        // A state directory that cannot hold one holds none.
+        let file = d.path().join("a-file");
+        std::fs::write(&file, b"").unwrap();
+        Tickets::new(&file).supersede("s1").unwrap();
         assert_eq!(t.take("s1", "b").unwrap(), None);
         assert_eq!(t.take("s1", "c").unwrap(), Some(fenced));
         // A ticket that is not one is an error, not a missing ticket.
