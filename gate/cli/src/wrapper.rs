@@ -166,7 +166,7 @@ fn decision(session: &str, command: &str, exact: bool) -> Result<HowToRun, Strin
                 // The fence records a fenced run; this one, here.
                 let d = bashgate::decision::Decision::allow(
                     bashgate::decision::Layer::Person,
-                    "ran as it is: the hook put it to the person, and the client ran it",
+                    "ran as it is, as the hook decided: it put the command to the person (or a daemon allowed it), and the client ran it",
                 );
                 let mut r = bashgate::audit::Record::decided(session, "shell", "Bash", &cwd, &d);
                 r.command = Some(command.to_string());
