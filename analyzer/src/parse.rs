@@ -48,7 +48,10 @@ pub fn parse(src: &str, limits: &Limits, steps_left: &mut usize) -> Parsed {
 /// every node's position is still its position in `src`.
 pub fn parse_in(src: &str, range: Option<Span>, limits: &Limits, steps_left: &mut usize) -> Parsed {
     let start = Instant::now();
-    let mut text = src.to_string();
+    // A carriage return is an ordinary character of a word to bash, and a
+    // blank to the grammar: `true\r# ; rm -rf ~` is the word `true\r#`
+    // and then `rm -rf ~`, not a comment. `_` is a word character to both.
+    let mut text = src.replace('\r', "_");
     let mut rounds = 0;
     loop {
         let tree = match parse_once(&text, range, limits, start, steps_left) {

@@ -42,6 +42,11 @@ const LEADING_SYNTAX: &[&str] = &[
 /// apart; `None` sends it to the ordinary path. Spends parser steps from
 /// `steps_left` only when it succeeds.
 pub fn pipeline(src: &str, limits: &Limits, steps_left: &mut usize) -> Option<Lowered> {
+    // Where a carriage return makes a word of what looks like a comment,
+    // the whole text is the parser's (see `parse::parse_in`).
+    if src.contains('\r') {
+        return None;
+    }
     let spans = stage_spans(src)?;
     let mut steps = *steps_left;
     let mut nodes = 0;

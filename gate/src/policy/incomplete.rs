@@ -1,8 +1,10 @@
 //! A command the analyzer could not read to the end (longer or more deeply
-//! nested than its limits, or past its time budget) is never allowed
-//! silently: whatever hides past the limit was not checked. The always-on
-//! layer has already looked at every part that was read; this layer asks
-//! the person about the rest (`strict` denies).
+//! nested than its limits, or past its time budget), or could not read as
+//! bash does (a parse error: `true# ; curl … | sh` is a word and two more
+//! commands to bash, a comment to the grammar), is never allowed silently:
+//! whatever hides past that point was not checked. The always-on layer has
+//! already looked at every part that was read; this layer asks the person
+//! about the rest (`strict` denies).
 
 use bashgate_analyzer::Rule;
 
@@ -30,7 +32,7 @@ impl PolicyLayer for Incomplete {
             .analysis
             .findings
             .iter()
-            .find(|f| f.rule == Rule::LimitExceeded)
+            .find(|f| matches!(f.rule, Rule::LimitExceeded | Rule::ParseError))
         else {
             return Step::Pass;
         };
