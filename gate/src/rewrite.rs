@@ -73,7 +73,7 @@ impl Fencing<'_> {
     }
 }
 
-/// A [`Fencing`] that owns its parts, to be kept (the hook's decision left
+/// The parts of a [`Fencing`], owned, to be kept (the hook's decision left
 /// for the client's shell wrapper, `runs.rs`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FencingSpec {
@@ -84,15 +84,6 @@ pub struct FencingSpec {
 }
 
 impl FencingSpec {
-    pub fn of(f: &Fencing) -> FencingSpec {
-        FencingSpec {
-            profile: f.profile.to_string(),
-            tree: f.tree.map(Path::to_path_buf),
-            state_dir: f.state_dir.to_path_buf(),
-            config: f.config.map(Path::to_path_buf),
-        }
-    }
-
     pub fn fencing(&self) -> Fencing<'_> {
         Fencing {
             profile: &self.profile,
@@ -234,6 +225,40 @@ mod tests {
             };
             let line = fenced(Path::new("/usr/my bin/bashgate"), &how, c);
             assert_eq!(original(&line).as_deref(), Some(c), "{line}");
+        }
+    }
+
+    #[test]
+    fn run_args_are_the_options_the_line_gives() {
+        for (tree, config) in [
+            (Some(Path::new("/p q")), Some(Path::new("/c.toml"))),
+            (None, None),
+        ] {
+            let how = Fencing {
+                profile: "strict",
+                tree,
+                state_dir: Path::new("/s'd"),
+                config,
+            };
+            // The line's words after `bashgate`, as bash would split them.
+            let line = format!(
+                "{} run {} -- {}",
+                quote("/b"),
+                how.options(),
+                quote("a 'b'")
+            );
+            let out = std::process::Command::new("bash")
+                .arg("-c")
+                .arg(format!("set -- {line}; shift; printf '%s\\0' \"$@\""))
+                .output()
+                .unwrap();
+            let words: Vec<std::ffi::OsString> = out
+                .stdout
+                .split(|&b| b == 0)
+                .filter(|w| !w.is_empty())
+                .map(|w| std::ffi::OsString::from(String::from_utf8(w.to_vec()).unwrap()))
+                .collect();
+            assert_eq!(words, how.run_args("a 'b'"));
         }
     }
 

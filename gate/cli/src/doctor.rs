@@ -181,7 +181,7 @@ fn fenced_through(w: &Wiring, root: &Value) -> Option<String> {
         .as_deref()?;
     let wrapper = crate::hook::shell::SHELL_BINARY;
     Some(match root["env"][var].as_str() {
-        Some(v) if Path::new(v).file_name() == Some(std::ffi::OsStr::new(wrapper)) => {
+        Some(v) if crate::init::is_a_wrapper(v) => {
             if is_executable(Path::new(v)) {
                 format!("commands bashgate lets through only fenced run fenced through {v} ({var})")
             } else {

@@ -12,9 +12,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use std::ffi::OsStr;
-
-use crate::hook::shell::SHELL_BINARY;
 use crate::hook::HOOK_BINARY;
 
 /// The hook timeout written into the settings, in seconds. bashgate's own
@@ -236,15 +233,19 @@ pub fn install_wrapper(w: &Wiring, path: &Path, program: &Path) -> Option<Result
             Some(v) if v == want => return Ok(Wrapper::Set(Change::Unchanged)),
             // Another install's (an older path) is replaced; anyone
             // else's is kept.
-            Some(v) if Path::new(v).file_name() != Some(OsStr::new(SHELL_BINARY)) => {
-                return Ok(Wrapper::KeptOther(v.into()))
-            }
+            Some(v) if !is_a_wrapper(v) => return Ok(Wrapper::KeptOther(v.into())),
             _ => {}
         }
         env.insert(var.into(), json!(want));
         write_atomically(path, &root)?;
         Ok(Wrapper::Set(Change::Updated))
     })())
+}
+
+/// Whether a client's setting `value` names a bashgate shell wrapper,
+/// wherever installed (an older install's path is still bashgate's).
+pub fn is_a_wrapper(value: &str) -> bool {
+    Path::new(value).file_name() == Some(std::ffi::OsStr::new(crate::hook::shell::SHELL_BINARY))
 }
 
 /// The program `bashgate init` writes into a client's settings: the hook

@@ -90,13 +90,16 @@ fn refuse(why: &str) -> ExitCode {
 fn claude(script: String) -> String {
     let found = claude_command(&script);
     // Claude Code tells its hooks and MCP servers the project directory
-    // and its Bash tool not, and a Bash line always ends by recording the
-    // directory (`pwd -P >|`): only a line with neither mark of a Bash
-    // command is one of the client's own programs (this one's hook among
-    // them), run as it is.
-    let bash_line = found.is_some()
-        || script.contains(CWD_MARK)
-        || std::env::var_os("CLAUDE_PROJECT_DIR").is_none();
+    // (the client table's `project_dir_env`) and its Bash tool not, and a
+    // Bash line always ends by recording the directory (`pwd -P >|`): only
+    // a line with neither mark of a Bash command is one of the client's
+    // own programs (this one's hook among them), run as it is.
+    let told_project = bashgate::clients::get("claude").is_some_and(|c| {
+        c.project_dir_env
+            .iter()
+            .any(|v| std::env::var_os(v).is_some())
+    });
+    let bash_line = found.is_some() || script.contains(CWD_MARK) || !told_project;
     if !bash_line {
         return exec(Command::new("/bin/sh").arg("-c").arg(&script));
     }

@@ -225,6 +225,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         config: person_file.clone(),
     };
     let tickets = bashgate::runs::Tickets::new(&config.state_dir());
+    let left_for = &tickets;
     let shell_tool = match P::FENCE {
         FenceRoute::Wrapper { client } => {
             bashgate::clients::get(client).map(|c| c.shell_tool.as_str())
@@ -257,7 +258,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
             // Unleft, the wrapper decides the command itself, as the hook
             // did; what the hook put to a person, it then does not run.
             if let Some(t) = ticket {
-                if let Err(e) = tickets.leave(session, command, &t) {
+                if let Err(e) = left_for.leave(session, command, &t) {
                     eprintln!("bashgate: the decision for the shell wrapper was not left ({e}); it decides the command when it runs");
                 }
             }
@@ -361,8 +362,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
     let wrapped = event.kind == Kind::Pre && shell_tool == Some(tool);
     if event.kind == Kind::Pre && shell_tool.is_some() {
         // A new call: an earlier call's ticket to run as it is is over.
-        let stale = bashgate::runs::Tickets::new(&config.state_dir()).supersede(session);
-        if let Err(e) = stale {
+        if let Err(e) = tickets.supersede(session) {
             let d = failed(&format!(
                 "an earlier decision for the shell wrapper cannot be removed ({e})"
             ));
@@ -399,8 +399,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
                 // left for the wrapper, and it judges nothing itself.
                 let left = wrapped.then_some((session, true));
                 let marked = match wrapped {
-                    true => bashgate::runs::Tickets::new(&config.state_dir())
-                        .mark_decided_elsewhere(session),
+                    true => tickets.mark_decided_elsewhere(session),
                     false => Ok(()),
                 };
                 match marked {
@@ -512,19 +511,23 @@ pub(crate) fn anchor(
             match (named, kept) {
                 (Some(p), Some(k)) if p == k => Some(p),
                 (None, Some(k)) => Some(k),
-                (named, _) => {
+                // Kept, so the client's shell wrapper, which is not told
+                // the client's project directory, finds the same one.
+                (Some(named), _) => {
+                    let _ = store.update(session, |s| s.project = Some(named.clone()));
+                    Some(named)
+                }
+                (None, None) => {
                     // The directory itself, not its spelling (`proj/../other`).
-                    let here = named.unwrap_or_else(|| {
-                        let real = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
-                        config::repository_root(&real).unwrap_or(real)
-                    });
+                    let real = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+                    let here = config::repository_root(&real).unwrap_or(real);
                     // Kept, so nothing made later (a `build/.git`) moves
-                    // it, and so the client's shell wrapper, which is not
-                    // told the client's project directory, finds the same
-                    // one; unkept (the state cannot be written), this
-                    // event's answer still holds.
-                    let _ = store.update(session, |s| s.project = Some(here.clone()));
-                    Some(here)
+                    // it; the first event to keep one wins. Unkept (the
+                    // state cannot be written), this event's answer holds.
+                    store
+                        .update(session, |s| s.project.get_or_insert(here.clone()).clone())
+                        .ok()
+                        .or(Some(here))
                 }
             }
         }
