@@ -7,7 +7,12 @@ CDPATH pointing at a scratch directory that holds `your-project`. Cargo and
 rustup keep their real homes; `cargo install` installs into the scratch
 directory, which is first on PATH. A block whose first line is
 `# exit: N` must end with status N; one whose first line says
-`not run by .ci/docs.sh` is skipped (the README's own test command).
+`not run by .ci/docs.py` is skipped (the README's own test command).
+
+A plain ``` block right after a ```sh block is the output the page shows
+for it: the block's standard output must match it line by line (trailing
+spaces aside), where `...` in a shown line stands for any text (a path
+that differs from machine to machine).
 """
 import os
 import re
@@ -18,7 +23,20 @@ import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 PAGES = ["README.md", "docs/getting-started.md"]
-BLOCK = re.compile(r"^```sh\n(.*?)^```", re.S | re.M)
+BLOCK = re.compile(r"^```sh\n(.*?)^```\n(?:\n*^```\n(.*?)^```)?", re.S | re.M)
+
+
+def shown_matches(shown: str, got: str) -> str | None:
+    """None when `got` is the output `shown`; otherwise what differs."""
+    want = [l.rstrip() for l in shown.rstrip("\n").split("\n")]
+    have = [l.rstrip() for l in got.rstrip("\n").split("\n")]
+    if len(want) != len(have):
+        return f"{len(have)} lines, the page shows {len(want)}"
+    for i, (w, h) in enumerate(zip(want, have), 1):
+        pattern = ".*".join(re.escape(part) for part in w.split("..."))
+        if not re.fullmatch(pattern, h):
+            return f"line {i}: got {h!r}, the page shows {w!r}"
+    return None
 
 
 def main() -> int:
@@ -47,7 +65,7 @@ def main() -> int:
         for n, m in enumerate(BLOCK.finditer(text), 1):
             block = m.group(1)
             first = block.splitlines()[0] if block.strip() else ""
-            if "not run by .ci/docs.sh" in first:
+            if "not run by .ci/docs.py" in first:
                 print(f"-- {page} block {n}: skipped ({first.strip('# ')})")
                 continue
             want = 0
@@ -65,9 +83,13 @@ def main() -> int:
                 timeout=1800,
             )
             ran += 1
-            if r.returncode != want:
+            differs = shown_matches(m.group(2), r.stdout) if m.group(2) is not None else None
+            if r.returncode != want or differs:
                 failures += 1
-                print(f"!! {page} block {n}: exit {r.returncode}, expected {want}")
+                if r.returncode != want:
+                    print(f"!! {page} block {n}: exit {r.returncode}, expected {want}")
+                if differs:
+                    print(f"!! {page} block {n}: its output is not what the page shows: {differs}")
                 print("   stdout: " + r.stdout[-3000:].replace("\n", "\n   "))
                 print("   stderr: " + r.stderr[-3000:].replace("\n", "\n   "))
     shutil.rmtree(scratch, ignore_errors=True)

@@ -215,7 +215,7 @@ rules! {
         counter: "bash -c 'ls -la'";
     EmptyCommand "BG307" "empty-command" Unknown
         summary: "The command is empty or only whitespace and comments."
-        why: "Nothing to prove; the seed treats an empty command as unknown."
+        why: "Nothing to prove: an empty command is unknown, never safe."
         example: "   "
         counter: "true";
     DynamicRedirect "BG308" "dynamic-redirect" Unknown

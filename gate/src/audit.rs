@@ -24,7 +24,7 @@ use rusqlite::{params, params_from_iter, Connection, OpenFlags};
 use serde::{Deserialize, Serialize};
 
 use crate::call::ToolCall;
-use crate::decision::{excerpt, Decision};
+use crate::decision::{excerpt, Decision, Permission};
 use crate::engine::Outcome;
 
 /// The spool's size past which an append moves it into the database.
@@ -93,15 +93,31 @@ impl Record {
             cwd: Some(cwd.display().to_string()),
             layer: d.layer.as_str().to_string(),
             rule: d.rule.map(|r| r.id().to_string()),
-            // An allow that holds only fenced is its own kind of answer.
-            decision: if d.confined {
-                "allow-confined".to_string()
-            } else {
-                d.permission.as_str().to_string()
-            },
+            decision: Record::word(d).to_string(),
             reason: d.reason.clone(),
             ..Default::default()
         }
+    }
+
+    /// The audit's word for a decision. An allow no person stands behind
+    /// is `pass`: bashgate had no objection and the client's own rules
+    /// decided. An allow that holds only fenced is its own kind of answer.
+    pub fn word(d: &Decision) -> &'static str {
+        match d.permission {
+            Permission::Allow if d.confined => "allow-confined",
+            Permission::Allow if !d.by_person() => "pass",
+            p => p.as_str(),
+        }
+    }
+
+    /// The record as `bashgate audit --json` prints it: the findings as
+    /// the JSON array they are, not the text the database keeps.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).unwrap_or_default();
+        if let Some(f) = &self.findings {
+            v["findings"] = serde_json::from_str(f).unwrap_or_else(|_| f.clone().into());
+        }
+        v
     }
 
     /// The record of an engine outcome: the decision with the command, its
@@ -189,9 +205,8 @@ impl Audit {
     }
 
     fn open(&self) -> rusqlite::Result<Connection> {
-        if let Some(dir) = self.path.parent() {
-            let _ = std::fs::create_dir_all(dir);
-        }
+        // Owner-only: SQLite would make it readable by every local user.
+        let _ = crate::private::prepare_file(&self.path);
         let c = Connection::open(&self.path)?;
         c.busy_timeout(Duration::from_secs(5))?;
         // WAL is a property of the file: set it, and the schema, once.
@@ -299,7 +314,7 @@ impl Audit {
     pub fn append(&self, r: &Record) -> Result<(), String> {
         let spool = self.spool_path();
         if let Some(dir) = spool.parent() {
-            let _ = std::fs::create_dir_all(dir);
+            let _ = crate::private::create_dir(dir);
         }
         let failed = |e: std::io::Error| format!("cannot append to {}: {e}", spool.display());
         let mut line = serde_json::to_vec(&SpoolLine {

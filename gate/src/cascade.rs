@@ -86,7 +86,7 @@ pub fn decide(
         }
         return Decision::allow(
             Layer::Cascade,
-            format!("bashgate allowed {what}: the session has read nothing untrusted or secret"),
+            format!("bashgate has no objection to {what}: the session has read nothing untrusted or secret"),
         );
     }
     let state = taint.describe();
@@ -100,7 +100,7 @@ pub fn decide(
         ),
         Verdict::Safe => Decision::allow(
             Layer::Cascade,
-            format!("bashgate allowed {what}: it is provably local"),
+            format!("bashgate has no objection to {what}: it is provably local"),
         ),
         Verdict::Unknown if fencing.ready() => Decision::allow_confined(
             Layer::Cascade,
@@ -113,7 +113,7 @@ pub fn decide(
             human,
             format!(
                 "bashgate asks the person about {what}: it can reach the network and the session is \
-                 {state} (it has read untrusted content and secrets), so it could leak them \
+                 {state}, so it could leak them \
                  ({}). Approve only if you expect this exact command.",
                 human.tag()
             ),
@@ -156,7 +156,7 @@ pub fn decide(
             match reviewed {
                 Ok(r) => Decision::allow(
                     Layer::Cascade,
-                    format!("bashgate allowed {what}: it {kind} and the session is {state}, and the reviewer cleared it ({r})"),
+                    format!("bashgate has no objection to {what}: it {kind} and the session is {state}, and the reviewer cleared it ({r})"),
                 ),
                 Err(mut d) => {
                     if verdict == Verdict::Unknown {

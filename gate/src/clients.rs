@@ -26,6 +26,18 @@ pub struct Client {
     pub hook_file: String,
     /// The same relative to home; none: the client reads only the project's.
     pub user_hook_file: Option<String>,
+    /// Other files in the project the client also reads hooks from (the
+    /// person's own, not committed), relative to the project.
+    #[serde(default)]
+    pub local_hook_files: Vec<String>,
+    /// Files outside the project that hold hooks and settings the person
+    /// cannot override (an administrator's), by absolute path.
+    #[serde(default)]
+    pub managed_files: Vec<String>,
+    /// The setting that, true in any settings file the client reads, turns
+    /// every hook off.
+    #[serde(default)]
+    pub hooks_off_key: Option<String>,
     /// Project files (or directories) that can change its hooks or
     /// permissions, relative to any directory; `*` within a name.
     pub settings: Vec<String>,
@@ -40,6 +52,17 @@ pub struct Client {
     /// wrapper there runs a command fenced without changing its text.
     #[serde(default)]
     pub shell_prefix_env: Option<String>,
+    /// The exit status by which a hook stops a call (any other failure of
+    /// a hook the client lets pass), when the client documents one: a
+    /// project's settings then find bashgate through PATH and stop every
+    /// call where it is missing.
+    #[serde(default)]
+    pub blocking_exit: Option<u8>,
+    /// Fields `bashgate init` adds to each of its hook entries (Claude
+    /// Code's `onFailure = "block"`: a hook that cannot start, times out or
+    /// fails stops the call instead of letting it run unchecked).
+    #[serde(default)]
+    pub hook_fields: BTreeMap<String, serde_json::Value>,
 }
 
 /// The table's clients, by the name `bashgate hook NAME` uses.

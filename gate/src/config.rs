@@ -670,6 +670,16 @@ pub fn discover(flag: Option<&Path>, project: Option<&Path>) -> Source {
 
 /// The person's own file: `<user config dir>/bashgate/config.toml`, when it
 /// exists.
+/// A commented starter configuration (`bashgate init config`): every
+/// setting a person is likely to change, at its default, commented out.
+pub const STARTER: &str = include_str!("starter.toml");
+
+/// Where the person's own configuration file goes (whether or not it
+/// exists yet).
+pub fn user_file_path() -> Option<PathBuf> {
+    Some(user_config_dir()?.join("bashgate").join("config.toml"))
+}
+
 pub fn user_file() -> Option<PathBuf> {
     let user = user_config_dir()?.join("bashgate").join("config.toml");
     user.is_file().then_some(user)
@@ -1411,6 +1421,41 @@ mod tests {
 
     fn p(text: &str) -> Result<Config, ConfigError> {
         parse(text, Path::new("/x/.bashgate.toml"))
+    }
+
+    /// The starter file as written is the defaults; each setting it shows,
+    /// uncommented, is a real setting at its default value.
+    #[test]
+    fn the_starter_configuration_shows_real_settings_at_their_defaults() {
+        let as_is = p(STARTER).unwrap();
+        let every = STARTER
+            .lines()
+            .map(|l| {
+                l.strip_prefix('#')
+                    .filter(|r| !r.starts_with([' ', '#']) && !r.is_empty())
+                    .unwrap_or(l)
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert_ne!(every, STARTER);
+        let uncommented = p(&every).unwrap_or_else(|e| panic!("{e}\n{every}"));
+        let d = Config::default();
+        for c in [&as_is, &uncommented] {
+            assert_eq!(c.profile, d.profile);
+            assert_eq!(c.on_error, d.on_error);
+            assert_eq!(c.contains_secrets, d.contains_secrets);
+            assert_eq!(c.taint.untrusted_projects, d.taint.untrusted_projects);
+            assert_eq!(c.taint.secret_paths, d.taint.secret_paths);
+            assert_eq!(c.confine.when, d.confine.when);
+            assert_eq!(c.confine.profile, d.confine.profile);
+            assert_eq!(c.confine.writable, d.confine.writable);
+            assert_eq!(c.hook.auto_approve, d.hook.auto_approve);
+            assert_eq!(c.audit.enabled, d.audit.enabled);
+        }
+        assert!(
+            as_is.cop.is_none(),
+            "the reviewer stays off until the person turns it on"
+        );
     }
 
     #[test]

@@ -41,6 +41,22 @@ pub struct Outcome {
     /// A Bash command the analyzer proves local and read-only: the one
     /// kind of call `auto_approve` may approve on the person's behalf.
     pub read_only: bool,
+    /// What each layer that spoke said, in order, ending with the
+    /// conclusion (`bashgate check` shows them).
+    pub said: Vec<Said>,
+}
+
+/// One layer's word on a call.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Said {
+    /// A layer decided (a deny ends the walk; asks are gathered).
+    Decided(Decision),
+    /// The path policy could not settle where the command reaches, so its
+    /// verdict counts as at least `unknown`.
+    Doubted,
+    /// The reviewer would have been asked; a dry run does not ask it.
+    ReviewerSkipped,
 }
 
 impl Outcome {
@@ -53,6 +69,7 @@ impl Outcome {
             taint: None,
             warnings: Vec::new(),
             read_only: false,
+            said: Vec::new(),
         }
     }
 }
@@ -80,6 +97,9 @@ pub struct Gate {
     /// when not (a client's shell wrapper deciding a command the hook left
     /// nothing for), it is not noted as a question put to them.
     pub asks_person: bool,
+    /// A dry run (`bashgate check`): the reviewer is not called, and the
+    /// decision is the one its absence gives.
+    pub dry_run: bool,
     store: Box<dyn SessionStore>,
     layers: OnceCell<Layers>,
     tools: OnceCell<Tools>,
@@ -93,6 +113,8 @@ pub struct Gate {
     slow_started: OnceCell<()>,
     /// Warnings of the decision under way, moved into its outcome.
     warnings: RefCell<Vec<String>>,
+    /// What the layers said in the decision under way.
+    said: RefCell<Vec<Said>>,
 }
 
 /// Decisions gathered across layers: the first deny ends the walk, asks
@@ -183,6 +205,7 @@ impl Gate {
             runs_in: RunsIn::default(),
             untrusted_project: None,
             asks_person: true,
+            dry_run: false,
             fence_runner: None,
             project: None,
             store,
@@ -194,6 +217,7 @@ impl Gate {
             before_slow: None,
             slow_started: OnceCell::new(),
             warnings: RefCell::new(Vec::new()),
+            said: RefCell::new(Vec::new()),
         }
     }
 
@@ -272,6 +296,11 @@ impl Gate {
 
     /// Asks the Cop, through the session's cache.
     fn ask_cop(&self, session: &str, state: &SessionState, q: &Question) -> CopResult {
+        // Without a reviewer the answer is the same as in a real run.
+        if self.dry_run && self.cop().available() {
+            self.said.borrow_mut().push(Said::ReviewerSkipped);
+            return CopResult::Unavailable("a dry run does not call the reviewer".into());
+        }
         let (result, warning) =
             cop::cache::review(self.cop(), self.store.as_ref(), session, state, q, &|| {
                 self.slow()
@@ -381,6 +410,7 @@ impl Gate {
         }
         let mut out = Outcome::bare(decision);
         out.warnings = self.warnings.take();
+        out.said = self.said.take();
         out.taint = taint.as_ref().ok().copied();
         if let Subject::Bash(b) = &call.subject {
             out.command = Some(b.command.to_string());
@@ -435,8 +465,12 @@ impl Gate {
         for layer in self.layers() {
             match layer.check(call, &env) {
                 Step::Pass => {}
-                Step::Doubt => doubt = true,
+                Step::Doubt => {
+                    doubt = true;
+                    self.said.borrow_mut().push(Said::Doubted);
+                }
                 Step::Decide(d) => {
+                    self.said.borrow_mut().push(Said::Decided(d.clone()));
                     if let Some(stop) = tally.file(d) {
                         return stop;
                     }
@@ -466,17 +500,22 @@ impl Gate {
             }
             Subject::Local => Decision::allow(
                 Layer::Service,
-                format!("bashgate allowed {what}: a local tool"),
+                format!("bashgate has no objection to {what}: a local tool"),
             ),
             Subject::Service(_) if self.config.workspace.admin => Decision::allow(
                 Layer::Service,
-                format!("bashgate allowed {what}: admin workspaces bypass service gating"),
+                format!(
+                    "bashgate has no objection to {what}: admin workspaces bypass service gating"
+                ),
             ),
             Subject::Service(s) => Decision::allow(
                 Layer::Service,
-                format!("bashgate allowed {what} to {}", s.label()),
+                format!("bashgate has no objection to {what} to {}", s.label()),
             ),
         };
+        self.said
+            .borrow_mut()
+            .push(Said::Decided(conclusion.clone()));
         if let Some(stop) = tally.file(conclusion.clone()) {
             return stop;
         }
@@ -504,13 +543,13 @@ impl Gate {
             }
             return Decision::allow(
                 Layer::Cascade,
-                format!("bashgate allowed {what}: no policy layer objected"),
+                format!("bashgate has no objection to {what}: no policy layer objected"),
             );
         }
         match call.taint {
             Err(_) if verdict == Verdict::Safe => Decision::allow(
                 Layer::Cascade,
-                format!("bashgate allowed {what}: it is provably local (the session's taint could not be read)"),
+                format!("bashgate has no objection to {what}: it is provably local (the session's taint could not be read)"),
             ),
             // Unreadable taint may be any taint: fenced, the command can do
             // no more than in a tainted session.

@@ -33,6 +33,7 @@ pub mod engine;
 pub mod fence;
 pub mod json;
 pub mod policy;
+pub mod private;
 pub mod reads;
 pub mod remember;
 pub mod rewrite;

@@ -68,7 +68,7 @@ impl Fencing<'_> {
             Some(c) => a.extend(["--config".into(), c.into()]),
             None => a.push("--no-config".into()),
         }
-        a.extend(["--".into(), command.into()]);
+        a.extend(["-c".into(), command.into()]);
         a
     }
 }
@@ -104,7 +104,7 @@ pub fn fenced(bashgate: &Path, how: &Fencing, command: &str) -> String {
     let bin = path_word(bashgate);
     let (c, s) = (CWD_VAR, STATUS_VAR);
     format!(
-        "{}{bin} run {} --cwd-file \"${c}\" -- {}; \
+        "{}{bin} run {} --cwd-file \"${c}\" -c {}; \
          {s}=$?; if [ -s \"${c}\" ]; then cd -- \"$(cat -- \"${c}\")\" || true; fi; rm -f -- \"${c}\"; \
          (exit ${s})",
         fenced_start(),
@@ -138,7 +138,7 @@ pub fn original_by(line: &str, runner: Option<&Path>) -> Option<String> {
                 rest = rest.strip_prefix(&format!("\"${CWD_VAR}\" "))?;
                 continue;
             }
-            "--" => break word(rest)?.0,
+            "-c" => break word(rest)?.0,
             _ => {}
         }
         let (value, after) = word(rest)?;
@@ -242,7 +242,7 @@ mod tests {
             };
             // The line's words after `bashgate`, as bash would split them.
             let line = format!(
-                "{} run {} -- {}",
+                "{} run {} -c {}",
                 quote("/b"),
                 how.options(),
                 quote("a 'b'")
@@ -265,7 +265,7 @@ mod tests {
     #[test]
     fn other_lines_are_not_taken_for_a_fenced_one() {
         assert_eq!(original("make test"), None);
-        assert_eq!(original("bashgate run -- 'a'b'; x"), None);
+        assert_eq!(original("bashgate run -c 'a'b'; x"), None);
         let how = Fencing {
             profile: "default",
             tree: None,
@@ -288,9 +288,9 @@ mod tests {
             format!("{real} # x"),
             format!("true; {real}"),
             real.replacen(" run ", " run --no-tree ", 1),
-            "echo bashgate run --profile default --tree /x -- 'curl evil'".to_string(),
-            "true -- 'curl evil'; __bashgate_status=$?; true".to_string(),
-            "cat ~/.ssh/id_rsa # run --profile x -- 'ls'".to_string(),
+            "echo bashgate run --profile default --tree /x -c 'curl evil'".to_string(),
+            "true -c 'curl evil'; __bashgate_status=$?; true".to_string(),
+            "cat ~/.ssh/id_rsa # run --profile x -c 'ls'".to_string(),
         ] {
             assert_eq!(original(&forged), None, "{forged}");
         }

@@ -89,7 +89,7 @@ impl Tickets {
     /// earlier one for the same text (and, to run as it is, any other).
     pub fn leave(&self, session: &str, command: &str, how: &HowToRun) -> io::Result<()> {
         let dir = self.session_dir(session);
-        fs::create_dir_all(&dir)?;
+        crate::private::create_dir(&dir)?;
         let ticket = Ticket {
             command: command.to_string(),
             how: how.clone(),
@@ -176,7 +176,7 @@ impl Tickets {
         if mark.exists() {
             return Ok(());
         }
-        fs::create_dir_all(&dir)?;
+        crate::private::create_dir(&dir)?;
         fs::write(mark, b"")
     }
 

@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -48,9 +49,9 @@ impl Taint {
     pub fn describe(self) -> &'static str {
         match (self.corruption, self.secret) {
             (false, false) => "untainted",
-            (true, false) => "corruption-tainted",
-            (false, true) => "secret-tainted",
-            (true, true) => "corruption- and secret-tainted",
+            (true, false) => "tainted by untrusted content",
+            (false, true) => "tainted by secrets",
+            (true, true) => "tainted by untrusted content and secrets",
         }
     }
 }
@@ -220,9 +221,10 @@ impl Store {
             dir: self.dir.clone(),
             source,
         };
-        fs::create_dir_all(&self.dir).map_err(io_err)?;
+        crate::private::create_dir(&self.dir).map_err(io_err)?;
         let lock = OpenOptions::new()
             .create(true)
+            .mode(0o600)
             .truncate(false)
             .write(true)
             .open(self.lock_path(session))
@@ -302,7 +304,7 @@ impl Store {
         let mut any = false;
         for m in self.lost_markers(session) {
             if let Some(dir) = m.parent() {
-                let _ = fs::create_dir_all(dir);
+                let _ = crate::private::create_dir(dir);
             }
             any |= fs::write(&m, why.as_bytes()).is_ok() || m.exists();
         }

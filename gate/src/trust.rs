@@ -118,10 +118,16 @@ impl Trusted {
 
     /// Writes the record atomically (a temporary file renamed over it).
     pub fn save(&self, state_dir: &Path) -> std::io::Result<()> {
-        std::fs::create_dir_all(state_dir)?;
+        crate::private::create_dir(state_dir)?;
         let path = state_dir.join(FILE);
         let tmp = state_dir.join(format!(".{FILE}.{}", std::process::id()));
-        let mut f = std::fs::File::create(&tmp)?;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
         f.write_all(&serde_json::to_vec_pretty(self).unwrap_or_default())?;
         f.sync_all()?;
         std::fs::rename(&tmp, &path)

@@ -102,7 +102,7 @@ fn bashgate_never_loosens_claude_codes_own_permissions() {
     assert!(run.bash_exchange(write).is_error);
     // bashgate itself had no objection: it left the call to Claude Code.
     let rec = run.audited(write);
-    assert_eq!(rec["decision"], "allow", "{rec}");
+    assert_eq!(rec["decision"], "pass", "{rec}");
     assert_eq!(rec["verdict"], "safe", "{rec}");
 
     // auto_approve: the read-only command runs, the writing one still does not.
@@ -343,7 +343,7 @@ fn one_taint_goes_to_the_cop() {
     assert!(ex.result.contains("the command contains 'exfil'"), "{ex:?}");
     // Clear: allowed, and it ran.
     let rec = run.audited(&clear);
-    assert_eq!(rec["decision"], "allow", "{rec}");
+    assert_eq!(rec["decision"], "pass", "{rec}");
     assert!(run.exists("clear.txt"));
     assert_eq!(run.fetched(), vec!["/status".to_string()]);
     assert!(!run.bash_exchange(&clear).is_error);
@@ -380,6 +380,7 @@ fn init_claude_writes_the_settings_claude_code_runs() {
         "type": "command",
         "command": format!("{} claude", bin.display()),
         "timeout": 60,
+        "onFailure": "block",
     }]});
     assert_eq!(settings["hooks"]["PreToolUse"], json!([ours]));
     assert_eq!(
@@ -689,4 +690,47 @@ fn default_mode_keeps_claude_codes_own_prompt_after_a_taint() {
     for c in ["ls", "git status"] {
         assert_eq!(run.audited(c)["decision"], "allow-confined", "{c}");
     }
+}
+
+// Issue 35: the settings a team commits. With bashgate on PATH, `init`
+// writes no path of this machine: the hooks and the shell wrapper are found
+// through PATH. The same file on a machine without bashgate stops the
+// agent's calls (a failing hook blocks, `onFailure`; the missing wrapper
+// cannot run a command) instead of letting them run ungated.
+#[test]
+#[ignore = "needs the Claude Code CLI and network namespaces: run .ci/claude-code.sh"]
+fn committed_settings_find_bashgate_through_path_and_stop_calls_without_it() {
+    let bin = bashgate_tests::claude_code::bashgate().canonicalize().unwrap();
+    let dir = bin.parent().unwrap().display().to_string();
+    let base = std::env::var("PATH").unwrap_or_default();
+    let command = "printf ok > ran.txt";
+
+    let mut s = Session::new();
+    s.set_env("PATH", &format!("{dir}:{base}"));
+    s.user_settings(USER_ALLOWS);
+    s.init_claude();
+    let settings = s.settings();
+    let text = settings.to_string();
+    assert!(!text.contains(&dir), "a path of this machine: {settings:#}");
+    let hook = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(hook.contains("exec bashgate-hook claude"), "{hook}");
+    assert_eq!(settings["env"]["CLAUDE_CODE_SHELL_PREFIX"], "bashgate-shell");
+    s.script(vec![bash(command)], json!({}));
+    let run = s.run();
+    assert!(run.exists("ran.txt"), "{:?}", run.bash_exchange(command));
+    assert_eq!(run.audited(command)["event"], "PreToolUse");
+
+    // A teammate's checkout: the same file, no bashgate anywhere on PATH.
+    let mut t = Session::new();
+    t.set_env("PATH", &base);
+    t.user_settings(USER_ALLOWS);
+    t.write(".claude/settings.json", &settings.to_string());
+    t.script(vec![bash(command)], json!({}));
+    let run = t.run();
+    assert!(!run.exists("ran.txt"), "the command ran without bashgate");
+    let ex = run.bash_exchange(command);
+    assert!(ex.is_error, "{ex:?}");
+    assert!(ex.result.contains("bashgate"), "the agent is told why: {ex:?}");
 }

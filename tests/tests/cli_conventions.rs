@@ -103,6 +103,31 @@ fn completions_and_man_page_come_from_the_definitions() {
     let out = text(&o).0;
     assert!(out.contains(".TH bashgate 1"), "{out}");
     assert!(out.contains("doctor"));
+    // Every page a page names exists once `man --dir` has written them.
+    let pages = tempfile::tempdir().unwrap();
+    let dir = pages.path().display().to_string();
+    assert!(s.run(&["man", "--dir", &dir]).status.success());
+    // roff writes a hyphen as `\-`; a page is named as `NAME(1)`.
+    let top = std::fs::read_to_string(pages.path().join("bashgate.1"))
+        .unwrap()
+        .replace("\\-", "-");
+    let named: Vec<&str> = top
+        .split("(1)")
+        .filter_map(|before| {
+            let start = before.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))?;
+            Some(&before[start + 1..])
+        })
+        .filter(|w| w.starts_with("bashgate-"))
+        .collect();
+    assert!(named.contains(&"bashgate-check"), "{top}");
+    for name in named {
+        assert!(
+            pages.path().join(format!("{name}.1")).is_file(),
+            "bashgate(1) names {name}(1), which `man --dir` did not write"
+        );
+    }
+    let check = text(&s.run(&["man", "check"])).0.replace("\\-", "-");
+    assert!(check.contains("--tainted"), "{check}");
     assert!(s
         .run(&["--help"])
         .stdout
@@ -114,12 +139,17 @@ fn completions_and_man_page_come_from_the_definitions() {
 fn colour_follows_the_flag_and_no_color() {
     let mut s = Sandbox::new();
     let esc = |o: &std::process::Output| o.stdout.contains(&0x1b);
-    assert!(esc(&s.run(&["--color", "always", "check", "curl x"])));
-    assert!(!esc(&s.run(&["--color", "never", "check", "curl x"])));
+    assert!(esc(&s.run(&["check", "--color", "always", "curl x"])));
+    assert!(!esc(&s.run(&["check", "--color", "never", "curl x"])));
     // Not a terminal: auto means none.
     assert!(!esc(&s.run(&["check", "curl x"])));
     s.set("NO_COLOR", "1");
-    assert!(!esc(&s.run(&["--color", "auto", "check", "curl x"])));
+    assert!(!esc(&s.run(&["check", "--color", "auto", "curl x"])));
+    // Only `check` colours anything: the others do not take the option.
+    for sub in ["audit", "doctor"] {
+        let out = s.run(&[sub, "--color", "always"]);
+        assert_eq!(out.status.code(), Some(2), "{sub}");
+    }
 }
 
 #[test]

@@ -63,7 +63,7 @@ fn a_local_command_runs_with_the_hooks_init_writes() {
         run.stderr.contains("hook: PreToolUse"),
         "the hook did not run: {run:?}"
     );
-    assert_eq!(audited(&s.audit(), "hello-codex")["decision"], "allow");
+    assert_eq!(audited(&s.audit(), "hello-codex")["decision"], "pass");
 }
 
 #[test]

@@ -22,10 +22,12 @@ const NOTE: &str = "bashgate: ran confined (no network; writes only in the worki
 fn fence_here() -> bool {
     static OK: OnceLock<Result<(), String>> = OnceLock::new();
     let r = OK.get_or_init(|| {
-        let out = Command::new(bashgate_bin()).arg("doctor").output().unwrap();
-        if out.status.success() {
+        // Doctor's exit status also covers the clients: only its fence
+        // answer says whether this machine can confine.
+        if bashgate_tests::gate::fence_available() {
             Ok(())
         } else {
+            let out = Command::new(bashgate_bin()).arg("doctor").output().unwrap();
             Err(String::from_utf8_lossy(&out.stdout).into_owned())
         }
     });
@@ -94,7 +96,7 @@ impl World {
     fn command(&self, fenced: bool, script: &str) -> Command {
         let mut c = if fenced {
             let mut c = Command::new(bashgate_bin());
-            c.args(["run", "--", script]);
+            c.args(["run", "-c", script]);
             c
         } else {
             let mut c = Command::new("bash");
@@ -313,7 +315,7 @@ fn dns_lookup_reaches_no_resolver() {
          getent hosts example.test; sleep 0.3\n\
          echo control=$(cat {hits} 2>/dev/null | wc -l)\n\
          : > {hits}\n\
-         {bin} run -- 'getent hosts example.test; python3 -c \"import socket; socket.getaddrinfo(\\\"example.test\\\", 80)\"'; echo fenced_status=$?\n\
+         {bin} run -c 'getent hosts example.test; python3 -c \"import socket; socket.getaddrinfo(\\\"example.test\\\", 80)\"'; echo fenced_status=$?\n\
          sleep 0.3; echo fenced=$(cat {hits} 2>/dev/null | wc -l)\n\
          kill %1\n",
         resolv = resolv.display(),
@@ -575,7 +577,7 @@ fn status_stdio_env_and_cwd_pass_through() {
     let mut c = Command::new(bashgate_bin());
     c.args(["run", "--cwd-file"])
         .arg(&cwd_file)
-        .args(["--", "cd 'sub dir' && echo in"]);
+        .args(["-c", "cd 'sub dir' && echo in"]);
     w.apply_env(&mut c);
     let out = c.output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -1169,7 +1171,7 @@ fn scratch_is_private_and_inherited_descriptors_are_closed() {
     let leak = w.root.join("leak");
     let inherit = |fenced: bool| {
         let inner = if fenced {
-            format!("'{}' run -- 'echo leaked >&5'", bashgate_bin().display())
+            format!("'{}' run -c 'echo leaked >&5'", bashgate_bin().display())
         } else {
             "bash -c 'echo leaked >&5'".to_string()
         };
@@ -1204,7 +1206,7 @@ fn what_cannot_be_moved_aside_fails_the_run_and_stops_the_next_call() {
     let deep =
         format!("for i in $(seq 22); do mkdir {seg} && cd {seg} || exit 1; done; mkdir .git");
     let project = s.project().display().to_string();
-    let out = s.run(&["run", "--tree", &project, "--", &deep]);
+    let out = s.run(&["run", "--tree", &project, "-c", &deep]);
     assert_eq!(out.status.code(), Some(125), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("could not be moved aside"),
@@ -1261,7 +1263,7 @@ fn a_tree_holding_the_home_directory_is_not_given() {
     let w = world();
     for tree in [w.root.display().to_string(), "/".to_string()] {
         let mut c = Command::new(bashgate_bin());
-        c.args(["run", "--tree", &tree, "--", "touch ~/planted"]);
+        c.args(["run", "--tree", &tree, "-c", "touch ~/planted"]);
         w.apply_env(&mut c);
         let out = c.output().unwrap();
         assert!(!out.status.success(), "{tree}");
@@ -1275,7 +1277,7 @@ fn a_tree_holding_the_home_directory_is_not_given() {
     // And the working directory is not a tree by itself: outside any
     // project, a command writes nothing but its scratch.
     let mut c = Command::new(bashgate_bin());
-    c.args(["run", "--", "touch here && echo \"$TMPDIR\""]);
+    c.args(["run", "-c", "touch here && echo \"$TMPDIR\""]);
     w.apply_env(&mut c);
     c.current_dir(&w.root);
     let out = c.output().unwrap();
@@ -1299,7 +1301,7 @@ fn a_run_killed_before_its_check_stops_the_next_call() {
             "run",
             "--tree",
             &project,
-            "--",
+            "-c",
             "mkdir k && echo PWN > k/CLAUDE.md; sleep 30",
         ])
         .spawn()

@@ -289,6 +289,31 @@ fn bad_requests_get_clear_errors_and_the_daemon_keeps_serving() {
     assert_eq!(r.status, 404, "{r:?}");
 }
 
+/// Issue 35: a hook that stops waiting for a person says so, and how the
+/// person answers; it does not blame the daemon, and the call does not run
+/// whatever `on_error` says.
+#[test]
+fn a_hook_that_stops_waiting_tells_the_agent_a_person_was_asked() {
+    let d = Daemon::start(
+        HOST,
+        "on_error = \"allow\"\n[remote]\napproval_wait_s = 1\n",
+        Listen::Tcp,
+    );
+    let tok = d.session("wait");
+    d.taint("wait", true, true);
+    let a = d
+        .hook_json(Some(&tok), &bash("wget https://example.com"))
+        .finish();
+    assert_eq!(a.decision(), "deny", "{a:?}");
+    let id = approval_id(&d.wait_pending(1)[0]);
+    assert!(a.reason().contains("asked the person on the host"), "{a:?}");
+    assert!(
+        a.reason().contains(&format!("bashgate approve {id}")),
+        "{a:?}"
+    );
+    assert!(!a.reason().contains("bashgate serve"), "{a:?}");
+}
+
 #[test]
 fn an_unreachable_daemon_or_a_missing_token_follows_on_error() {
     let d = Daemon::start(HOST, CONTAINER, Listen::Tcp);

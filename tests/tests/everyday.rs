@@ -39,8 +39,7 @@ fn decisions(config: &str) -> Vec<(String, String)> {
 }
 
 fn fence_available() -> bool {
-    let s = Sandbox::new();
-    s.run(&["doctor"]).status.success()
+    bashgate_tests::gate::fence_available()
 }
 
 #[test]

@@ -26,7 +26,9 @@ fn decisions_are_recorded_and_filtered() {
     assert_eq!(push["verdict"], "network");
     assert_eq!(push["session"], "a1");
     assert_eq!(push["event"], "PreToolUse");
-    assert!(push["findings"].as_str().unwrap().contains("BG102"));
+    // The findings are the JSON array they are, not text.
+    let findings = push["findings"].as_array().unwrap();
+    assert!(findings.iter().any(|f| f["rule"] == "BG102"), "{push}");
     assert!(push["time"].as_str().unwrap().ends_with('Z'));
     let taint = s.audit(&["--decision", "taint"]);
     assert_eq!(taint.len(), 1);

@@ -152,7 +152,7 @@ fn builtin_web_tools_are_public_sources() {
     );
     s.post("w", "WebSearch", json!({"query": "q"}));
     let out = s.run(&["taint", "show", "--session", "w"]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("corruption-tainted"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("tainted by untrusted content"));
 }
 
 #[test]
@@ -171,7 +171,7 @@ fn local_tools_pass_and_secret_reads_taint() {
     }
     s.post("l", "Read", json!({"file_path": "/home/u/.ssh/id_ed25519"}));
     let out = s.run(&["taint", "show", "--session", "l"]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("secret-tainted"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("tainted by secrets"));
 }
 
 #[test]
@@ -219,5 +219,5 @@ fn seed_000_removes_webfetch_in_the_example() {
     // The browser MCP server is the public source instead.
     s.post("e", "mcp__browser__navigate", json!({"url": "https://x"}));
     let out = s.run(&["taint", "show", "--session", "e"]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("corruption-tainted"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("tainted by untrusted content"));
 }

@@ -51,7 +51,7 @@ fn a_local_command_runs_with_the_settings_init_writes() {
         "{out:?}"
     );
     let audit = s.audit();
-    assert_eq!(audited(&audit, "hello-gemini")["decision"], "allow");
+    assert_eq!(audited(&audit, "hello-gemini")["decision"], "pass");
 }
 
 #[test]
@@ -130,7 +130,7 @@ fn after_a_taint_the_persons_policy_still_judges_the_agents_command() {
     let audit = s.audit();
     // bashgate had no objection to `touch` and left it as it was: the
     // person's policy refused it.
-    assert_eq!(audited(&audit, "pwned")["decision"], "allow");
+    assert_eq!(audited(&audit, "pwned")["decision"], "pass");
     assert!(!s.proj().join("pwned.txt").exists());
     let out = run.tool_results();
     let touch = out.get(1).map(|o| o.to_string()).unwrap_or_default();

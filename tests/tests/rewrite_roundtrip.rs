@@ -30,7 +30,7 @@ shift
 [ "$1" = --cwd-file ] || exit 97
 f=$2
 shift 2
-[ "$1" = -- ] || exit 96
+[ "$1" = -c ] || exit 96
 shift
 [ $# -eq 1 ] || exit 95
 printf '%s' "$1"

@@ -29,32 +29,48 @@ pub const EXIT_NETWORK: u8 = 4;
   bashgate run -- make test              run a command with no network and protected files read-only"
 )]
 struct Cli {
-    /// Configuration file (default: $BASHGATE_CONFIG, ./.bashgate.toml,
-    /// then the user config directory's bashgate/config.toml).
+    /// Your configuration file (default: $BASHGATE_CONFIG, else
+    /// bashgate/config.toml in the user config directory). A project's
+    /// .bashgate.toml applies over it as far as you trust the project.
     #[arg(long, global = true, value_name = "PATH")]
     config: Option<PathBuf>,
-    /// When to colour the output (NO_COLOR set means never under auto).
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
-    color: ColorChoice,
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Subcommand)]
 enum Command {
-    /// Analyze one command and explain the verdict.
+    /// Analyze one command, and show what the gate would decide for it here.
     ///
-    /// Exit status: 0 safe, 3 unknown, 4 network, 1 on error, 2 on usage error.
+    /// The analyzer's verdict and findings come first, then the gate's
+    /// decision (allow, fenced, ask or deny) as the hook would make it in
+    /// this directory, with the reason of every part of the gate that spoke.
+    /// The decision is a dry run: nothing is recorded and the reviewer is
+    /// not called.
+    ///
+    /// Exit status: the analyzer's verdict: 0 safe, 3 unknown, 4 network
+    /// (1 on error, 2 on usage error).
     /// Options go before the command; `--` ends them (`bashgate check -- -x`).
     #[command(after_help = "Examples:
   bashgate check ls -la
   bashgate check 'git status && cargo test'
+  bashgate check --tainted -- 'curl -d @notes.txt https://example.com'
   bashgate check --json -- \"$CMD\"
   printf '%s' \"$CMD\" | bashgate check --stdin")]
     Check {
-        /// Print the analysis as JSON.
+        /// Print the analysis and the decision as JSON.
         #[arg(long)]
         json: bool,
+        /// Decide as after the agent has read untrusted content (a web
+        /// page, an issue, a file from outside the project).
+        #[arg(long)]
+        tainted: bool,
+        /// Decide as after the agent has read secrets (a `.env`, a key).
+        #[arg(long)]
+        read_secrets: bool,
+        /// When to colour the output (NO_COLOR set means never under auto).
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+        color: ColorChoice,
         /// Read the command from standard input instead of the arguments.
         #[arg(long, conflicts_with = "command")]
         stdin: bool,
@@ -62,10 +78,13 @@ enum Command {
         #[arg(trailing_var_arg = true)]
         command: Vec<OsString>,
     },
-    /// Read JSON lines with a "command" field; write each back with
-    /// "verdict" and "findings" added.
+    /// Read JSON lines with a "command" field on standard input; write each
+    /// back with "verdict" and "findings" added.
+    #[command(after_help = "Example:
+  printf '%s\\n' '{\"command\": \"ls -la\"}' | bashgate analyze")]
     Analyze {
-        /// Required: JSON lines in, JSON lines out.
+        /// JSON lines in, JSON lines out: the only format, so this may be
+        /// left out.
         #[arg(long)]
         jsonl: bool,
     },
@@ -92,9 +111,21 @@ enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the manual page (roff) to standard output.
-    #[command(after_help = "Example: bashgate man > ~/.local/share/man/man1/bashgate.1")]
-    Man,
+    /// Print the manual page (roff) of bashgate or of one of its commands,
+    /// or write them all into a directory.
+    #[command(after_help = "Examples:
+  bashgate man --dir ~/.local/share/man/man1     every page: bashgate(1), bashgate-check(1)...
+  bashgate man check | man -l -")]
+    Man {
+        /// The command whose page to print (default: bashgate's own).
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
+        /// Write bashgate.1 and a page per command (bashgate-check.1...)
+        /// into this directory, so the pages named in each other's SEE
+        /// ALSO exist.
+        #[arg(long, value_name = "DIR", conflicts_with = "command")]
+        dir: Option<PathBuf>,
+    },
     /// Run as an agent's hook (reads the event JSON on stdin).
     Hook {
         #[command(subcommand)]
@@ -105,6 +136,20 @@ enum Command {
         #[command(subcommand)]
         agent: InitAgent,
     },
+    /// Take bashgate's hooks (and its shell wrapper setting) out of a
+    /// client's settings, keeping everything else there.
+    Uninstall {
+        /// claude, codex, gemini, copilot or cursor.
+        #[arg(value_parser = ["claude", "codex", "gemini", "copilot", "cursor"])]
+        client: String,
+        /// The project directory (default: the current directory).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// The client's settings in the home directory instead of the
+        /// project's.
+        #[arg(long, conflicts_with = "dir")]
+        user: bool,
+    },
     /// List recorded decisions, newest first.
     Audit {
         #[arg(long)]
@@ -112,8 +157,10 @@ enum Command {
         /// Bash, Read, WebFetch, mcp__server__tool...
         #[arg(long)]
         tool: Option<String>,
-        /// allow, allow-confined, deny, ask, or taint (after-tool records).
-        #[arg(long, value_parser = ["allow", "allow-confined", "ask", "deny", "taint"])]
+        /// pass (no objection: the client's own rules decided), allow (you
+        /// approved it, or `auto_approve`), allow-confined (ran fenced),
+        /// ask, deny, or taint (what a finished call read).
+        #[arg(long, value_parser = ["pass", "allow", "allow-confined", "ask", "deny", "taint"])]
         decision: Option<String>,
         /// The layer that decided.
         #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(bashgate::decision::Layer::ALL.map(bashgate::decision::Layer::as_str)))]
@@ -229,12 +276,16 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         admin_socket: Option<PathBuf>,
     },
-    /// Run a bash command fenced: no network, writes only in the working
-    /// tree, its control files read-only (what the hook rewrites a tainted
-    /// session's commands to).
+    /// Run a program fenced: no network, writes only in the working tree,
+    /// its control files read-only (how commands bashgate lets through only
+    /// fenced run).
     ///
     /// Exit status: the command's; 126 when the fence cannot be set up
     /// (then nothing ran).
+    #[command(after_help = "Examples:
+  bashgate run -- make test
+  bashgate run --profile strict -- pytest -q
+  bashgate run -c 'cd sub && make'      a shell line")]
     Run {
         /// default, strict or network-only (default: [confine] profile).
         #[arg(long, value_name = "NAME")]
@@ -259,16 +310,26 @@ enum Command {
         /// (the hook says so, so the command's environment cannot name one).
         #[arg(long, conflicts_with = "config")]
         no_config: bool,
-        /// The command, as one argument (after `--`).
-        #[arg(required = true, last = true, value_name = "COMMAND")]
-        command: Vec<String>,
+        /// A shell line to run fenced (`bash -c LINE`), instead of a program.
+        #[arg(short = 'c', long = "shell", value_name = "LINE")]
+        shell: Option<String>,
+        /// The program to run fenced and its arguments, after `--`, passed
+        /// to it as they are (`bashgate run -- make test`).
+        #[arg(
+            last = true,
+            value_name = "PROGRAM",
+            required_unless_present = "shell",
+            conflicts_with = "shell"
+        )]
+        program: Vec<String>,
     },
     /// Whether bashgate is enforced here: the fence's layers on this
     /// machine, then each agent client (installed? bashgate wired into its
     /// project and user settings? would that wiring fire?).
     ///
-    /// Exit status 1 when the fence cannot run the profile or a wiring would
-    /// not fire.
+    /// Exit status 1 when the fence cannot run the profile, a wiring would
+    /// not fire, the configuration cannot be read, or no installed client
+    /// runs bashgate's hooks.
     Doctor {
         #[arg(long, default_value = "default", value_name = "NAME")]
         profile: String,
@@ -398,6 +459,16 @@ enum InitAgent {
     Copilot(InitArgs),
     /// Add the hooks to .cursor/hooks.json.
     Cursor(InitArgs),
+    /// Write a commented starter configuration to your configuration file
+    /// (the user config directory's bashgate/config.toml, or --config).
+    Config {
+        /// Print it instead of writing it.
+        #[arg(long)]
+        print: bool,
+        /// Replace a file that is already there.
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 #[derive(clap::Args)]
@@ -409,7 +480,10 @@ struct InitArgs {
     /// project's.
     #[arg(long, conflicts_with = "dir")]
     user: bool,
-    /// The hook command (default: this executable's path + " hook CLIENT").
+    /// The hook command. Default: for Claude Code, Codex and Gemini CLI,
+    /// when PATH finds this install's bashgate-hook, a command that finds
+    /// it through PATH and stops every call where it is missing (settings
+    /// a team can commit); otherwise bashgate-hook by its path here.
     #[arg(long)]
     command: Option<String>,
     /// Inside a container: the hook asks the host daemon at URL
@@ -432,7 +506,7 @@ enum TaintAction {
         #[arg(long)]
         json: bool,
     },
-    /// Forget a session's taint and Cop cache.
+    /// Forget a session's taint and the reviewer's cached answers.
     Clear {
         #[arg(long)]
         session: String,
@@ -456,18 +530,22 @@ pub fn run() -> ExitCode {
         }
     }
     let config_flag = cli.config;
-    let color = cli.color;
     match cli.command {
         Command::Check {
             json,
+            tainted,
+            read_secrets,
+            color,
             stdin,
             command,
-        } => check(json, stdin, command, color),
-        Command::Analyze { jsonl } => {
-            if !jsonl {
-                eprintln!("bashgate analyze: only --jsonl input is supported; run `bashgate analyze --jsonl < commands.jsonl`");
-                return ExitCode::from(2);
-            }
+        } => {
+            let before = crate::check::Before {
+                untrusted: tainted,
+                secrets: read_secrets,
+            };
+            check(config_flag.as_deref(), json, before, stdin, command, color)
+        }
+        Command::Analyze { jsonl: _ } => {
             match jsonl::run(io::stdin().lock(), io::stdout().lock()) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
@@ -540,21 +618,7 @@ pub fn run() -> ExitCode {
             let _ = io::stdout().lock().write_all(&buf);
             ExitCode::SUCCESS
         }
-        Command::Man => {
-            use clap::CommandFactory;
-            let man = clap_mangen::Man::new(Cli::command());
-            let mut buf = Vec::new();
-            match man.render(&mut buf) {
-                Ok(()) => {
-                    let _ = io::stdout().lock().write_all(&buf);
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("bashgate man: {e}");
-                    ExitCode::from(EXIT_ERROR)
-                }
-            }
-        }
+        Command::Man { command, dir } => man(command.as_deref(), dir.as_deref()),
         Command::Hook {
             agent: HookAgent::Claude { remote },
         } => {
@@ -688,7 +752,8 @@ pub fn run() -> ExitCode {
             no_tree,
             state_dir,
             no_config,
-            command,
+            shell,
+            program,
         } => crate::fence_cli::run(
             config_flag.as_deref(),
             crate::fence_cli::Anchors {
@@ -698,7 +763,14 @@ pub fn run() -> ExitCode {
             },
             profile.as_deref(),
             cwd_file,
-            &command.join(" "),
+            // A program and its arguments, each one word to the shell.
+            &shell.unwrap_or_else(|| {
+                let words: Vec<String> = program
+                    .iter()
+                    .map(|a| bashgate::rewrite::quote(a))
+                    .collect();
+                words.join(" ")
+            }),
         ),
         Command::Doctor { profile, json } => crate::doctor::run(&profile, json),
         Command::Stats { admin_socket } => {
@@ -707,8 +779,12 @@ pub fn run() -> ExitCode {
                 Err(code) => code,
             }
         }
+        Command::Init {
+            agent: InitAgent::Config { print, force },
+        } => crate::commands::init_config(config_flag.as_deref(), print, force),
         Command::Init { agent } => {
             let (w, a) = match agent {
+                InitAgent::Config { .. } => unreachable!("handled above"),
                 InitAgent::Claude(a) => (&crate::init::CLAUDE, a),
                 InitAgent::Codex(a) => (&crate::init::CODEX, a),
                 InitAgent::Gemini(a) => (&crate::init::GEMINI, a),
@@ -722,6 +798,12 @@ pub fn run() -> ExitCode {
                 }
             }
             crate::commands::init(w, a.dir, a.user, a.command, a.remote)
+        }
+        Command::Uninstall { client, dir, user } => {
+            match crate::init::CLIENTS.iter().find(|w| w.client == client) {
+                Some(w) => crate::commands::uninstall(w, dir, user),
+                None => ExitCode::from(2),
+            }
         }
         Command::Audit {
             session,
@@ -791,7 +873,14 @@ pub fn run() -> ExitCode {
     }
 }
 
-fn check(json: bool, stdin: bool, command: Vec<OsString>, color: ColorChoice) -> ExitCode {
+fn check(
+    config_flag: Option<&std::path::Path>,
+    json: bool,
+    before: crate::check::Before,
+    stdin: bool,
+    command: Vec<OsString>,
+    color: ColorChoice,
+) -> ExitCode {
     let bytes = if stdin {
         let mut buf = Vec::new();
         if let Err(e) = io::stdin().lock().read_to_end(&mut buf) {
@@ -808,17 +897,17 @@ fn check(json: bool, stdin: bool, command: Vec<OsString>, color: ColorChoice) ->
     };
     let analysis = analyze_bytes(&bytes);
     let text = String::from_utf8_lossy(&bytes);
+    let tried = crate::check::decide(config_flag, &text, before);
     let mut out = io::stdout().lock();
     let written = if json {
-        let value = serde_json::json!({
-            "command": text,
-            "verdict": analysis.verdict,
-            "findings": analysis.findings,
-            "invocations": analysis.invocations,
-        });
-        writeln!(out, "{value}")
+        writeln!(out, "{}", crate::check::json(&text, &analysis, &tried))
     } else {
-        write!(out, "{}", render::report(&text, &analysis, color.wanted()))
+        write!(
+            out,
+            "{}\n{}",
+            render::report(&text, &analysis, color.wanted()),
+            crate::check::report(&tried)
+        )
     };
     if let Err(e) = written {
         if e.kind() != io::ErrorKind::BrokenPipe {
@@ -831,6 +920,61 @@ fn check(json: bool, stdin: bool, command: Vec<OsString>, color: ColorChoice) ->
         Verdict::Unknown => EXIT_UNKNOWN,
         Verdict::Network => EXIT_NETWORK,
     })
+}
+
+/// `bashgate man`: the page of bashgate or of one command, or every page
+/// into a directory.
+fn man(command: Option<&str>, dir: Option<&std::path::Path>) -> ExitCode {
+    use clap::CommandFactory;
+    let mut top = Cli::command();
+    top.build();
+    // Each page carries its full name (bashgate-check), as man finds it.
+    let page = |c: &clap::Command| -> Result<Vec<u8>, String> {
+        let mut buf = Vec::new();
+        clap_mangen::Man::new(c.clone())
+            .render(&mut buf)
+            .map_err(|e| e.to_string())?;
+        Ok(buf)
+    };
+    let pages = |c: &clap::Command| -> Vec<(String, clap::Command)> {
+        let mut out = vec![("bashgate".to_string(), c.clone())];
+        for sub in c.get_subcommands().filter(|s| !s.is_hide_set()) {
+            let name = format!("bashgate-{}", sub.get_name());
+            // clap keeps command names as static text; this runs once.
+            let page_name: &'static str = Box::leak(name.clone().into_boxed_str());
+            out.push((name, sub.clone().name(page_name)));
+        }
+        out
+    };
+    let result = match (command, dir) {
+        (_, Some(dir)) => pages(&top).iter().try_for_each(|(name, c)| {
+            let text = page(c)?;
+            let file = dir.join(format!("{name}.1"));
+            std::fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))
+        }),
+        (None, None) => page(&top).map(|t| {
+            let _ = io::stdout().lock().write_all(&t);
+        }),
+        (Some(name), None) => match pages(&top)
+            .into_iter()
+            .find(|(n, _)| n == &format!("bashgate-{name}"))
+        {
+            Some((_, c)) => page(&c).map(|t| {
+                let _ = io::stdout().lock().write_all(&t);
+            }),
+            None => {
+                eprintln!("bashgate man: no command `{name}`; `bashgate --help` lists them");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bashgate man: {e}");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
 }
 
 /// Joins arguments with spaces, keeping their bytes (invalid UTF-8 is

@@ -96,26 +96,11 @@ pub fn init(
             return ExitCode::from(2);
         }
     }
-    let path = if user {
-        let Some(file) = w.user_file() else {
-            eprintln!(
-                "bashgate init: {} reads hooks only from the project ({}); use --dir",
-                w.client,
-                w.project_file()
-            );
-            return ExitCode::from(2);
-        };
-        match dirs::home_dir() {
-            Some(h) => h.join(file),
-            None => {
-                eprintln!("bashgate init: cannot find the home directory; use --dir");
-                return ExitCode::from(1);
-            }
-        }
-    } else {
-        dir.unwrap_or_else(|| PathBuf::from("."))
-            .join(w.project_file())
+    let path = match settings_path("init", w, dir, user) {
+        Ok(p) => p,
+        Err(code) => return code,
     };
+    let chosen = command.is_none();
     let mut command = command.unwrap_or_else(|| crate::init::default_command(w.client));
     let mut timeout = crate::init::HOOK_TIMEOUT_S;
     if let Some(url) = &remote {
@@ -139,6 +124,15 @@ pub fn init(
                 })
                 .collect();
             println!("  {} run: {command}", events.join(", "));
+            let portable =
+                bashgate::clients::get(w.client).is_some_and(|c| c.blocking_exit.is_some());
+            if chosen && !user && portable && crate::init::names_a_path(&command) {
+                eprintln!(
+                    "bashgate init: {} is not on your PATH, so {} names it by its path on this machine, where a teammate's checkout would not find it; put its directory on PATH and run init again for settings that work on every machine with bashgate",
+                    crate::hook::HOOK_BINARY,
+                    path.display()
+                );
+            }
             let shell = crate::hook::shell::beside(&crate::init::hook_program());
             let fenced_asks = "bashgate asks about the commands it would otherwise run fenced";
             match crate::init::install_wrapper(w, &path, &shell) {
@@ -177,6 +171,99 @@ pub fn init(
         }
         Err(e) => {
             eprintln!("bashgate init: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `bashgate init config`: the commented starter configuration, written to
+/// the person's configuration file (never over one, unless `force`).
+pub fn init_config(flag: Option<&Path>, print: bool, force: bool) -> ExitCode {
+    if print {
+        print!("{}", config::STARTER);
+        return ExitCode::SUCCESS;
+    }
+    let Some(path) = flag.map(Path::to_path_buf).or_else(config::user_file_path) else {
+        eprintln!("bashgate init config: cannot find your configuration directory; name a file with --config");
+        return ExitCode::from(1);
+    };
+    if path.exists() && !force {
+        eprintln!(
+            "bashgate init config: {} is already there; --force replaces it, --print shows the starter",
+            path.display()
+        );
+        return ExitCode::from(1);
+    }
+    let written = path
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::write(&path, config::STARTER));
+    match written {
+        Ok(()) => {
+            println!("bashgate init config: wrote {}; every setting in it is at its default and commented out", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("bashgate init config: cannot write {}: {e}", path.display());
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The client's settings file `init` and `uninstall` change: the
+/// project's (in `dir`, default here), or with `user` the home directory's.
+fn settings_path(
+    verb: &str,
+    w: &crate::init::Wiring,
+    dir: Option<PathBuf>,
+    user: bool,
+) -> Result<PathBuf, ExitCode> {
+    if !user {
+        return Ok(dir
+            .unwrap_or_else(|| PathBuf::from("."))
+            .join(w.project_file()));
+    }
+    let Some(file) = w.user_file() else {
+        eprintln!(
+            "bashgate {verb}: {} reads hooks only from the project ({}); use --dir",
+            w.client,
+            w.project_file()
+        );
+        return Err(ExitCode::from(2));
+    };
+    match dirs::home_dir() {
+        Some(h) => Ok(h.join(file)),
+        None => {
+            eprintln!("bashgate {verb}: cannot find the home directory; use --dir");
+            Err(ExitCode::from(1))
+        }
+    }
+}
+
+/// `bashgate uninstall CLIENT`: bashgate's hooks out of the client's
+/// settings.
+pub fn uninstall(w: &crate::init::Wiring, dir: Option<PathBuf>, user: bool) -> ExitCode {
+    let path = match settings_path("uninstall", w, dir, user) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    match crate::init::uninstall(w, &path) {
+        Ok(crate::init::Change::Unchanged) => {
+            println!(
+                "bashgate uninstall: {} has no bashgate hooks",
+                path.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Ok(_) => {
+            println!(
+                "bashgate uninstall: took bashgate's hooks out of {}; from the client's next session bashgate no longer checks its tool calls",
+                path.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("bashgate uninstall: {e}");
             ExitCode::from(1)
         }
     }
@@ -235,7 +322,7 @@ pub fn audit(
     let mut out = io::stdout().lock();
     for r in &rows {
         let line = if json {
-            serde_json::to_string(r).unwrap_or_default()
+            r.to_json().to_string()
         } else {
             let taint = match (r.corruption, r.secret) {
                 (Some(c), Some(s)) => format!(

@@ -29,14 +29,16 @@ pub struct ClientReport {
     /// The client's executable on PATH, if any.
     pub installed: Option<PathBuf>,
     pub wirings: Vec<WiringReport>,
-    /// `enforced`, `not wired`, or `broken`.
+    /// `enforced`; `not installed` (wired, but the client is not on PATH);
+    /// `not wired`; or `broken` (wired, but no wiring would fire).
     pub status: &'static str,
 }
 
 #[derive(Serialize)]
 pub struct WiringReport {
     pub file: PathBuf,
-    /// `project` or `user`.
+    /// `project`, `local` (the person's own file in the project), `user`
+    /// or `managed`.
     pub scope: &'static str,
     /// The events bashgate's hook is wired to.
     pub events: Vec<String>,
@@ -57,22 +59,58 @@ pub fn clients(cwd: &Path, home: Option<&Path>, path_var: Option<&str>) -> Vec<C
 fn client(w: &Wiring, cwd: &Path, home: Option<&Path>, path_var: Option<&str>) -> ClientReport {
     let (exes, _) = client_facts(w.client);
     let installed = exes.iter().find_map(|e| on_path(e, path_var));
+    let described = bashgate::clients::get(w.client);
     let mut wirings = Vec::new();
     let mut places = vec![("project", cwd.join(w.project_file()))];
+    if let Some(c) = described {
+        places.extend(c.local_hook_files.iter().map(|f| ("local", cwd.join(f))));
+    }
     if let (Some(h), Some(f)) = (home, w.user_file()) {
         places.push(("user", h.join(f)));
     }
-    for (scope, file) in places {
-        if let Some(r) = wiring(w, scope, &file, cwd, home, path_var) {
+    if let Some(c) = described {
+        places.extend(
+            c.managed_files
+                .iter()
+                .map(|f| ("managed", PathBuf::from(f))),
+        );
+    }
+    // A setting that turns every hook off, in any file the client reads.
+    let off: Vec<String> = described
+        .and_then(|c| c.hooks_off_key.as_deref().map(|k| (c, k)))
+        .map(|(c, key)| {
+            places
+                .iter()
+                .filter(|(_, f)| {
+                    std::fs::read_to_string(f)
+                        .ok()
+                        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+                        .is_some_and(|v| v[key] == Value::Bool(true))
+                })
+                .map(|(_, f)| {
+                    format!(
+                        "\"{key}\": true in {}: {} runs no hooks at all",
+                        f.display(),
+                        c.name
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    for (scope, file) in &places {
+        if let Some(mut r) = wiring(w, scope, file, cwd, home, path_var) {
+            r.problems.extend(off.iter().cloned());
             wirings.push(r);
         }
     }
     let status = if wirings.is_empty() {
         "not wired"
-    } else if wirings.iter().any(|r| r.problems.is_empty()) {
-        "enforced"
-    } else {
+    } else if !wirings.iter().any(|r| r.problems.is_empty()) {
         "broken"
+    } else if installed.is_none() {
+        "not installed"
+    } else {
+        "enforced"
     };
     ClientReport {
         client: w.client,
@@ -96,12 +134,11 @@ fn wiring(
     let root: Value = match serde_json::from_str(&text) {
         Ok(v) => v,
         Err(e) => {
-            // Not ours to judge unless it mentions us.
-            if !text.contains(&format!("hook {}", w.client)) {
-                return None;
-            }
+            // Whatever it holds, the client reads none of it: bashgate's
+            // hooks in it would not fire, and none elsewhere can be seen
+            // in it.
             problems.push(format!(
-                "the file is not valid JSON ({e}): the client ignores it"
+                "the file is not valid JSON ({e}): the client ignores it, with any hooks in it"
             ));
             return Some(WiringReport {
                 file: file.to_path_buf(),
@@ -119,20 +156,48 @@ fn wiring(
             continue;
         };
         for item in list {
-            for (command, matcher, timeout) in hooks_of(w, item) {
+            for (command, matcher, timeout, hook) in hooks_of(w, item) {
                 if !crate::init::is_ours(&command, w.client) {
                     continue;
                 }
                 events.push(event.to_string());
+                // What makes a failing hook stop the call, where the
+                // client has it (Claude Code's `onFailure`).
+                if let Some(c) = bashgate::clients::get(w.client) {
+                    for (k, v) in &c.hook_fields {
+                        if hook.get(k) != Some(v) {
+                            problems.push(format!(
+                                "{event}: the hook has no \"{k}\": {v}, so if it cannot start (bashgate missing on this machine) or times out, {} runs the call unchecked (`bashgate init {}` adds it)",
+                                c.name, w.client
+                            ));
+                        }
+                    }
+                }
                 if let Some(p) = binary_problem(&command, path_var) {
                     problems.push(format!("{event}: {p}"));
                 }
-                if let Some(m) = matcher {
-                    if !matcher_matches(w.client, &m, shell_tool) {
+                if let Some(m) = &matcher {
+                    if !matcher_matches(w.client, m, shell_tool) {
                         problems.push(format!(
                             "{event}: the matcher {m:?} does not match the shell tool {shell_tool:?}"
                         ));
                     }
+                    // After a tool ran, what it read taints the session.
+                    if w.events.get(1).is_some_and(|(after, _)| after == event) {
+                        let missed = read_tools(w.client)
+                            .into_iter()
+                            .filter(|t| !matcher_matches(w.client, m, t))
+                            .collect::<Vec<_>>();
+                        if !missed.is_empty() {
+                            problems.push(format!(
+                                "{event}: the matcher {m:?} leaves out {}: what the agent reads with them does not taint the session, so commands after it are judged as if it had read nothing",
+                                missed.join(", ")
+                            ));
+                        }
+                    }
+                }
+                if let Some(p) = remote_problem(&command) {
+                    problems.push(format!("{event}: {p}"));
                 }
                 if let Some(t) = timeout {
                     let secs = match w.shape {
@@ -140,7 +205,7 @@ fn wiring(
                         _ => t,
                     };
                     if secs < HOOK_TIMEOUT_S {
-                        problems.push(format!("{event}: the timeout ({secs} s) is below bashgate's decision budget; a slow decision (the Cop, a person) would be cut off and the client may run the command anyway"));
+                        problems.push(format!("{event}: the timeout ({secs} s) is below bashgate's decision budget; a slow decision (the reviewer, a person) would be cut off and the client may run the command anyway"));
                     }
                 }
             }
@@ -169,20 +234,25 @@ fn wiring(
         scope,
         events,
         problems,
-        fenced: fenced_through(w, &root),
+        fenced: fenced_through(w, &root, path_var),
     })
 }
 
 /// What a settings file says about the client's shell wrapper: the
 /// program a fenced command runs through, or why it will be asked about.
-fn fenced_through(w: &Wiring, root: &Value) -> Option<String> {
+fn fenced_through(w: &Wiring, root: &Value, path_var: Option<&str>) -> Option<String> {
     let var = bashgate::clients::get(w.client)?
         .shell_prefix_env
         .as_deref()?;
     let wrapper = crate::hook::shell::SHELL_BINARY;
     Some(match root["env"][var].as_str() {
         Some(v) if crate::init::is_a_wrapper(v) => {
-            if is_executable(Path::new(v)) {
+            let found = if v.contains('/') {
+                Some(PathBuf::from(v))
+            } else {
+                on_path(v, path_var)
+            };
+            if found.is_some_and(|p| is_executable(&p)) {
                 format!("commands bashgate lets through only fenced run fenced through {v} ({var})")
             } else {
                 format!("{var} names {v}, which does not exist or is not executable: the client cannot run any shell command through it")
@@ -193,8 +263,66 @@ fn fenced_through(w: &Wiring, root: &Value) -> Option<String> {
     })
 }
 
-/// The hook commands of one list item: (command, matcher, timeout).
-fn hooks_of(w: &Wiring, item: &Value) -> Vec<(String, Option<String>, Option<u64>)> {
+/// The client's names for the tools whose reads taint a session (files,
+/// web pages, searches).
+fn read_tools(client: &str) -> Vec<String> {
+    let Some(c) = bashgate::clients::get(client) else {
+        return Vec::new();
+    };
+    ["Read", "WebFetch", "WebSearch"]
+        .iter()
+        .flat_map(|gate_name| {
+            let named: Vec<String> = c
+                .tools
+                .iter()
+                .filter(|(_, g)| g.as_str() == *gate_name)
+                .map(|(n, _)| n.clone())
+                .collect();
+            // A client with no table of names uses the gate's.
+            if c.tools.is_empty() {
+                vec![gate_name.to_string()]
+            } else {
+                named
+            }
+        })
+        .collect()
+}
+
+/// Why a hook that asks a daemon (`--remote URL`) would get no decision:
+/// no session token in this environment, or nothing listening there.
+fn remote_problem(command: &str) -> Option<String> {
+    let mut words = command.split_whitespace();
+    words.find(|w| *w == "--remote")?;
+    let url = words.next()?.trim_matches(|c| c == '\'' || c == '"');
+    let target = match bashgate::endpoint::Target::parse(url) {
+        Ok(t) => t,
+        Err(e) => return Some(format!("--remote {url}: {e}")),
+    };
+    let token_env = crate::commands::load_config(None)
+        .map(|(_, c)| c.remote.token_env)
+        .unwrap_or_else(|_| "BASHGATE_TOKEN".into());
+    if std::env::var(&token_env).map_or(true, |t| t.trim().is_empty()) {
+        return Some(format!("the hook asks the daemon at {url}, but ${token_env} is not set here, so the daemon refuses it (`bashgate session create` on the host makes a token)"));
+    }
+    let reached = match &target {
+        bashgate::endpoint::Target::Tcp(addr) => {
+            use std::net::ToSocketAddrs;
+            addr.to_socket_addrs()
+                .ok()
+                .and_then(|mut a| a.next())
+                .is_some_and(|a| {
+                    std::net::TcpStream::connect_timeout(&a, std::time::Duration::from_secs(2))
+                        .is_ok()
+                })
+        }
+        bashgate::endpoint::Target::Unix(p) => std::os::unix::net::UnixStream::connect(p).is_ok(),
+    };
+    (!reached).then(|| format!("the hook asks the daemon at {url}, and nothing answers there: is `bashgate serve` running on the host, and is its socket or port in this container? Until it answers, calls that need it are decided by on_error"))
+}
+
+/// The hook commands of one list item: (command, matcher, timeout, the
+/// hook's own object).
+fn hooks_of(w: &Wiring, item: &Value) -> Vec<(String, Option<String>, Option<u64>, Value)> {
     match w.shape {
         Shape::Grouped { .. } => {
             let matcher = item["matcher"].as_str().map(str::to_string);
@@ -204,7 +332,7 @@ fn hooks_of(w: &Wiring, item: &Value) -> Vec<(String, Option<String>, Option<u64
                     hs.iter()
                         .filter_map(|h| {
                             let c = h["command"].as_str()?.to_string();
-                            Some((c, matcher.clone(), h["timeout"].as_u64()))
+                            Some((c, matcher.clone(), h["timeout"].as_u64(), h.clone()))
                         })
                         .collect()
                 })
@@ -224,7 +352,7 @@ fn hooks_of(w: &Wiring, item: &Value) -> Vec<(String, Option<String>, Option<u64
                 } else {
                     None
                 });
-                vec![(c.to_string(), None, t)]
+                vec![(c.to_string(), None, t, item.clone())]
             })
             .unwrap_or_default(),
     }
@@ -244,7 +372,12 @@ fn matcher_matches(client: &str, matcher: &str, tool: &str) -> bool {
 
 /// Why the hook command's program would not start, if it would not.
 fn binary_problem(command: &str, path_var: Option<&str>) -> Option<String> {
-    let first = first_word(command)?;
+    // The portable command (`init::portable_command`) names its program
+    // after `command -v`, found through PATH.
+    let first = match command.strip_prefix("command -v ") {
+        Some(rest) => rest.split_whitespace().next()?.to_string(),
+        None => first_word(command)?,
+    };
     if first.contains('/') {
         let p = Path::new(&first);
         if !is_executable(p) {
@@ -258,10 +391,16 @@ fn binary_problem(command: &str, path_var: Option<&str>) -> Option<String> {
                 "{first} needs bashgate installed beside it (a fenced command runs through `bashgate run`)"
             ));
         }
-    } else if !matches!(first.as_str(), "env" | "docker" | "podman" | "sh" | "bash")
-        && on_path(&first, path_var).is_none()
-    {
-        return Some(format!("the hook program {first} is not on PATH"));
+    } else if !matches!(first.as_str(), "env" | "docker" | "podman" | "sh" | "bash") {
+        let Some(found) = on_path(&first, path_var) else {
+            return Some(format!("the hook program {first} is not on PATH"));
+        };
+        if first == crate::hook::HOOK_BINARY && !is_executable(&crate::hook::fence_runner(&found)) {
+            return Some(format!(
+                "{} needs bashgate installed beside it (a fenced command runs through `bashgate run`)",
+                found.display()
+            ));
+        }
     }
     None
 }
@@ -286,11 +425,7 @@ fn is_executable(p: &Path) -> bool {
 }
 
 fn on_path(name: &str, path_var: Option<&str>) -> Option<PathBuf> {
-    path_var?
-        .split(':')
-        .filter(|d| !d.is_empty())
-        .map(|d| Path::new(d).join(name))
-        .find(|p| is_executable(p))
+    crate::hook::shell::find_in(path_var.map(std::ffi::OsStr::new), name)
 }
 
 /// Clients that load a project's hooks only when the person trusts it.
@@ -358,6 +493,7 @@ pub fn run(profile: &str, json: bool) -> ExitCode {
     let path_var = std::env::var("PATH").ok();
     let reports = clients(&cwd, home.as_deref(), path_var.as_deref());
     let broken = reports.iter().any(|r| r.status == "broken");
+    let enforced = reports.iter().any(|r| r.status == "enforced");
     let project = project_trust(&cwd);
     if json {
         let v = serde_json::json!({
@@ -369,6 +505,7 @@ pub fn run(profile: &str, json: bool) -> ExitCode {
             },
             "clients": reports,
             "project": project,
+            "enforced": enforced && project.config_error.is_none(),
         });
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
@@ -405,13 +542,22 @@ pub fn run(profile: &str, json: bool) -> ExitCode {
             if r.wirings.is_empty() && r.installed.is_some() {
                 println!("  bashgate is not wired in: `bashgate init {}`", r.client);
             }
+            if r.status == "not installed" {
+                println!(
+                    "  the client is not on PATH here, so nothing runs these hooks on this machine"
+                );
+            }
         }
         println!();
         for line in &project.lines {
             println!("{line}");
         }
+        if !enforced {
+            println!();
+            println!("NOTHING IS ENFORCED: no installed client here runs bashgate's hooks");
+        }
     }
-    if fence.is_err() || broken {
+    if fence.is_err() || broken || !enforced || project.config_error.is_some() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -424,6 +570,8 @@ pub fn run(profile: &str, json: bool) -> ExitCode {
 struct ProjectTrust {
     root: Option<PathBuf>,
     trusted: bool,
+    /// The configuration cannot be read: every call is then asked about.
+    config_error: Option<String>,
     /// Sentences for the person (the report's text).
     lines: Vec<String>,
 }
@@ -437,7 +585,10 @@ fn project_trust(cwd: &Path) -> ProjectTrust {
             return ProjectTrust {
                 root,
                 trusted: false,
-                lines: vec![format!("configuration: {e}")],
+                lines: vec![format!(
+                    "configuration: {e}; until it is fixed, every tool call is asked about"
+                )],
+                config_error: Some(e.to_string()),
             }
         }
     };
@@ -465,6 +616,7 @@ fn project_trust(cwd: &Path) -> ProjectTrust {
         root,
         trusted,
         lines,
+        config_error: None,
     }
 }
 
@@ -591,7 +743,17 @@ mod tests {
         .unwrap();
         let r = clients(&proj, Some(&home), Some(""));
         let by = |c: &str| r.iter().find(|x| x.client == c).unwrap();
-        assert_eq!(by("gemini").status, "enforced");
+        // Wired and would fire, but no `gemini` on this PATH runs it.
+        assert_eq!(by("gemini").status, "not installed");
+        let bin = t.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let gemini = bin.join("gemini");
+        std::fs::write(&gemini, "").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&gemini, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let with_gemini = clients(&proj, Some(&home), bin.to_str());
+        let g = with_gemini.iter().find(|x| x.client == "gemini").unwrap();
+        assert_eq!(g.status, "enforced");
         assert_eq!(by("claude").status, "not wired");
         let codex = by("codex");
         assert_eq!(codex.status, "broken");
@@ -634,6 +796,88 @@ mod tests {
         let r = clients(&proj, None, Some(""));
         let gemini = r.into_iter().find(|x| x.client == "gemini").unwrap();
         assert!(gemini.wirings[0].fenced.is_none());
+    }
+
+    #[test]
+    fn what_turns_claude_codes_hooks_off_or_narrows_them_is_reported() {
+        let t = tempfile::tempdir().unwrap();
+        let (proj, home, bin) = (t.path().join("p"), t.path().join("h"), t.path().join("bin"));
+        for d in [&proj, &home, &bin] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        use std::os::unix::fs::PermissionsExt;
+        let claude = bin.join("claude");
+        std::fs::write(&claude, "").unwrap();
+        std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let file = proj.join(CLAUDE.project_file());
+        let exe = std::env::current_exe().unwrap();
+        install(
+            &CLAUDE,
+            &file,
+            &format!("{} hook claude", exe.display()),
+            60,
+        )
+        .unwrap();
+        let status = || {
+            let r = clients(&proj, Some(&home), bin.to_str());
+            let c = r.into_iter().find(|x| x.client == "claude").unwrap();
+            let problems: Vec<String> = c.wirings.iter().flat_map(|w| w.problems.clone()).collect();
+            (c.status, problems.join("\n"))
+        };
+        assert_eq!(status().0, "enforced", "{}", status().1);
+        // Turned off in the person's own file beside it.
+        let local = proj.join(".claude/settings.local.json");
+        std::fs::write(&local, r#"{"disableAllHooks": true}"#).unwrap();
+        let (s, why) = status();
+        assert_eq!(s, "broken");
+        assert!(why.contains("disableAllHooks"), "{why}");
+        std::fs::remove_file(&local).unwrap();
+        // The after-tool matcher narrowed to the shell tool: reads no
+        // longer taint.
+        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        v["hooks"]["PostToolUse"][0]["matcher"] = Value::from("Bash");
+        std::fs::write(&file, v.to_string()).unwrap();
+        let (s, why) = status();
+        assert_eq!(s, "broken");
+        assert!(
+            why.contains("leaves out Read, WebFetch, WebSearch"),
+            "{why}"
+        );
+        // Hooks in the person's local file count; an invalid file says why.
+        std::fs::remove_file(&file).unwrap();
+        install(
+            &CLAUDE,
+            &local,
+            &format!("{} hook claude", exe.display()),
+            60,
+        )
+        .unwrap();
+        assert_eq!(status().0, "enforced", "{}", status().1);
+        std::fs::write(&file, "{ not json").unwrap();
+        let r = clients(&proj, Some(&home), bin.to_str());
+        let c = r.into_iter().find(|x| x.client == "claude").unwrap();
+        let project = c.wirings.iter().find(|w| w.scope == "project").unwrap();
+        assert!(
+            project.problems[0].contains("not valid JSON"),
+            "{:?}",
+            project.problems
+        );
+    }
+
+    #[test]
+    fn the_portable_hook_command_is_found_through_path() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let command = crate::init::portable_command("claude", 2);
+        assert!(crate::init::is_ours(&command, "claude"), "{command}");
+        let why = binary_problem(&command, t.path().to_str()).unwrap();
+        assert!(why.contains("bashgate-hook is not on PATH"), "{why}");
+        for name in [crate::hook::HOOK_BINARY, "bashgate"] {
+            let p = t.path().join(name);
+            std::fs::write(&p, "").unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        assert_eq!(binary_problem(&command, t.path().to_str()), None);
     }
 
     #[test]

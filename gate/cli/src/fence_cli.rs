@@ -88,7 +88,7 @@ pub fn run(
     };
     // Made now, so it is protected as it exists (not quarantined when the
     // audit log creates it).
-    let _ = std::fs::create_dir_all(&state_dir);
+    let _ = bashgate::private::create_dir(&state_dir);
     let path_var = std::env::var_os("PATH");
     let mut extra = config.confine.protect.clone();
     if let Some(v) = std::env::var_os("BASHGATE_PROTECT") {

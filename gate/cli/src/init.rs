@@ -193,6 +193,83 @@ pub fn install(w: &Wiring, path: &Path, command: &str, timeout_s: u64) -> Result
     })
 }
 
+/// Takes bashgate's hook entries (and its shell wrapper setting) out of the
+/// settings file at `path`, keeping everything else; lists and objects
+/// left empty by that go too. `Unchanged` when there was nothing of ours.
+pub fn uninstall(w: &Wiring, path: &Path) -> Result<Change, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Change::Unchanged),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let mut root: Value = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{} is not valid JSON ({e}); fix it, then run uninstall again",
+            path.display()
+        )
+    })?;
+    let mut changed = false;
+    if let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) {
+        for (event, _) in w.events {
+            let Some(list) = hooks.get_mut(*event).and_then(Value::as_array_mut) else {
+                continue;
+            };
+            let before = list.clone();
+            list.retain_mut(|item| match w.shape {
+                Shape::Grouped { .. } => {
+                    if let Some(hs) = item.get_mut("hooks").and_then(Value::as_array_mut) {
+                        hs.retain(|h| {
+                            !h.get("command")
+                                .and_then(Value::as_str)
+                                .is_some_and(|c| is_ours(c, w.client))
+                        });
+                        !hs.is_empty()
+                    } else {
+                        true
+                    }
+                }
+                Shape::Flat { command_key, .. } => !item
+                    .get(command_key)
+                    .and_then(Value::as_str)
+                    .is_some_and(|c| is_ours(c, w.client)),
+            });
+            if *list != before {
+                changed = true;
+                if list.is_empty() {
+                    hooks.remove(*event);
+                }
+            }
+        }
+        if changed && hooks.is_empty() {
+            if let Some(o) = root.as_object_mut() {
+                o.remove("hooks");
+            }
+        }
+    }
+    if let Some(var) = w.described().shell_prefix_env.as_deref() {
+        if let Some(env) = root.get_mut("env").and_then(Value::as_object_mut) {
+            if env
+                .get(var)
+                .and_then(Value::as_str)
+                .is_some_and(is_a_wrapper)
+            {
+                env.remove(var);
+                changed = true;
+                if env.is_empty() {
+                    if let Some(o) = root.as_object_mut() {
+                        o.remove("env");
+                    }
+                }
+            }
+        }
+    }
+    if !changed {
+        return Ok(Change::Unchanged);
+    }
+    write_atomically(path, &root)?;
+    Ok(Change::Updated)
+}
+
 /// What became of the client's shell-wrapper setting.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Wrapper {
@@ -211,9 +288,17 @@ pub enum Wrapper {
 pub fn install_wrapper(w: &Wiring, path: &Path, program: &Path) -> Option<Result<Wrapper, String>> {
     let var = w.described().shell_prefix_env.as_deref()?;
     Some((|| {
-        let want = program.display().to_string();
+        // Named by PATH where PATH finds this one (settings a team can
+        // commit), else by its path on this machine.
+        let by_name = crate::hook::shell::on_path(crate::hook::shell::SHELL_BINARY)
+            .is_some_and(|found| crate::hook::shell::same_file(&found, program));
+        let want = if by_name {
+            crate::hook::shell::SHELL_BINARY.to_string()
+        } else {
+            program.display().to_string()
+        };
         // Claude Code reads what follows a " -" as the program's options.
-        if !program.is_absolute() || want.contains(" -") {
+        if !(by_name || program.is_absolute()) || want.contains(" -") {
             return Err(format!(
                 "{want} cannot be named in {var}: it must be an absolute path without \" -\" in it"
             ));
@@ -274,14 +359,20 @@ fn hook_program_beside(exe: &Path) -> PathBuf {
 /// The entry bashgate wants in one event's list.
 fn entry(w: &Wiring, matcher: Option<&str>, command: &str, timeout_s: u64) -> Value {
     match w.shape {
-        Shape::Grouped { timeout_ms } => json!({
-            "matcher": matcher.unwrap_or("*"),
-            "hooks": [{
+        Shape::Grouped { timeout_ms } => {
+            let mut hook = json!({
                 "type": "command",
                 "command": command,
                 "timeout": if timeout_ms { timeout_s * 1000 } else { timeout_s },
-            }]
-        }),
+            });
+            for (k, v) in &w.described().hook_fields {
+                hook[k] = v.clone();
+            }
+            json!({
+                "matcher": matcher.unwrap_or("*"),
+                "hooks": [hook]
+            })
+        }
         Shape::Flat {
             command_key,
             timeout_key,
@@ -371,11 +462,45 @@ fn write_atomically(path: &Path, root: &Value) -> Result<(), String> {
     Ok(())
 }
 
-/// The command to put in the settings: `bashgate-hook CLIENT` when that
-/// program sits beside this executable, `bashgate hook CLIENT` otherwise,
-/// by absolute path (so the hook works without bashgate on PATH).
+/// The command to put in the settings. Where the client stops a call on a
+/// hook's exit status and PATH finds this install's hook program, the
+/// portable command ([`portable_command`]): settings a team can commit.
+/// Otherwise `bashgate-hook CLIENT` (or `bashgate hook CLIENT`) by this
+/// machine's absolute path.
 pub fn default_command(client: &str) -> String {
-    command_for(&hook_program(), client)
+    let program = hook_program();
+    match portable(client, &program) {
+        Some(c) => c,
+        None => command_for(&program, client),
+    }
+}
+
+/// Whether the default command for `client` names this machine's path.
+pub fn names_a_path(command: &str) -> bool {
+    !command.starts_with("command -v ")
+}
+
+/// The portable command, when `client` has a blocking exit status and the
+/// hook program PATH finds is `program`.
+fn portable(client: &str, program: &Path) -> Option<String> {
+    let exit = bashgate::clients::get(client)?.blocking_exit?;
+    let name = program.file_name()?.to_str()?;
+    if name != HOOK_BINARY {
+        return None;
+    }
+    let found = crate::hook::shell::on_path(name)?;
+    crate::hook::shell::same_file(&found, program).then(|| portable_command(client, exit))
+}
+
+/// A hook command that finds bashgate's hook program through PATH, and
+/// where it is missing stops the call (`exit`, which the client reads as a
+/// block) and says why. A missing program would otherwise exit 127, which
+/// the clients let pass: the call would run ungated.
+pub fn portable_command(client: &str, exit: u8) -> String {
+    let file = bashgate::clients::get(client).map_or("", |c| c.hook_file.as_str());
+    format!(
+        "command -v {HOOK_BINARY} >/dev/null 2>&1 || {{ echo 'bashgate is not installed here ({HOOK_BINARY} is not on PATH), and this project runs every agent tool call through it: install bashgate, or remove its hooks from {file}' >&2; exit {exit}; }}; exec {HOOK_BINARY} {client}"
+    )
 }
 
 /// The hook command for `client` run by `program` (`bashgate-hook` or
@@ -407,6 +532,62 @@ mod tests {
 
     fn read(p: &Path) -> Value {
         serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn the_portable_command_stops_the_call_where_bashgate_is_missing() {
+        let t = tempfile::tempdir().unwrap();
+        let run = |path: &str| {
+            std::process::Command::new("/bin/sh")
+                .arg("-c")
+                .arg(portable_command("claude", 2))
+                .env("PATH", path)
+                .output()
+                .unwrap()
+        };
+        // Missing: exit 2, which Claude Code reads as a block, and why.
+        let out = run(t.path().to_str().unwrap());
+        assert_eq!(out.status.code(), Some(2));
+        let why = String::from_utf8_lossy(&out.stderr);
+        assert!(why.contains("bashgate is not installed here"), "{why}");
+        assert!(why.contains(".claude/settings.json"), "{why}");
+        // Installed: the hook program runs, with the client's name.
+        let hook = t.path().join(HOOK_BINARY);
+        std::fs::write(&hook, "#!/bin/sh\necho ran \"$@\"\n").unwrap();
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let out = run(&format!("{}:/usr/bin:/bin", t.path().display()));
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "ran claude\n");
+    }
+
+    #[test]
+    fn uninstall_takes_out_only_bashgates_entries() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join(".claude/settings.json");
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(
+            &p,
+            r#"{"model": "x", "env": {"FOO": "1"}, "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "my-own-check"}]}]}}"#,
+        )
+        .unwrap();
+        install(&CLAUDE, &p, "/opt/bin/bashgate-hook claude", 60).unwrap();
+        install_wrapper(&CLAUDE, &p, Path::new("/opt/bin/bashgate-shell"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(uninstall(&CLAUDE, &p).unwrap(), Change::Updated);
+        let v = read(&p);
+        assert_eq!(v["model"], "x");
+        assert_eq!(v["env"], json!({"FOO": "1"}));
+        assert_eq!(
+            v["hooks"],
+            json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "my-own-check"}]}]})
+        );
+        assert_eq!(uninstall(&CLAUDE, &p).unwrap(), Change::Unchanged);
+        // A file with nothing but bashgate's: the empty lists go too.
+        let q = t.path().join("only/.claude/settings.json");
+        install(&CLAUDE, &q, &portable_command("claude", 2), 60).unwrap();
+        assert_eq!(uninstall(&CLAUDE, &q).unwrap(), Change::Updated);
+        assert_eq!(read(&q), json!({}));
     }
 
     #[test]

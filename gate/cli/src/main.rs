@@ -3,6 +3,7 @@
 //! hook protocol, the host daemon and the client that asks it.
 
 mod admin_cli;
+mod check;
 mod cli;
 mod commands;
 mod doctor;

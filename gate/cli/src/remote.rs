@@ -244,8 +244,10 @@ async fn ask_daemon(
                 .command()
                 .map(|c| format!("`{}`", excerpt(c, 80)))
                 .unwrap_or_else(|| format!("this {} call", call.tool));
+            // The client shows this while the hook waits, where it shows
+            // a hook's progress at all.
             eprintln!(
-                "bashgate: {what} waits for a person: approval {id} (on the host: `bashgate approve {id}` or `bashgate deny {id}`)"
+                "bashgate: {what} waits for a person: approval {id} (on the host: `bashgate pending` lists it; `bashgate approve {id}` or `bashgate deny {id}` answers it)"
             );
             let wait = Duration::from_secs(config.remote.approval_wait_s)
                 .min(Duration::from_millis(expires_in) + Duration::from_secs(30));
@@ -330,14 +332,25 @@ pub async fn wait_for_approval(
             }
         }
     }
-    let mut why = format!(
-        "no answer to approval {id} within {} s",
-        wait.as_secs().max(1)
-    );
     if let Some(e) = last_error {
-        why.push_str(&format!(" (last error: {e})"));
+        let why = format!(
+            "no answer to approval {id} within {} s (last error: {e})",
+            wait.as_secs().max(1)
+        );
+        return unreachable(config, &target.to_string(), &why);
     }
-    unreachable(config, &target.to_string(), &why)
+    // The daemon was there and the person did not say yes: not run.
+    let rule = GateRule::NeedsHuman;
+    Decision::deny(
+        Layer::Person,
+        rule,
+        format!(
+            "bashgate asked the person on the host about this call (approval {id}) and had no answer within {} s, so it did not run ({}). \
+             Tell the person what you want to run and why: on the host `bashgate pending` lists the question and `bashgate approve {id}` answers it; then try again.",
+            wait.as_secs().max(1),
+            rule.tag()
+        ),
+    )
 }
 
 /// Reports a finished tool call to the daemon, which sets the session's

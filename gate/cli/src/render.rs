@@ -81,7 +81,9 @@ pub fn report(command: &str, analysis: &Analysis, color: bool) -> String {
         );
         out.push('\n');
     }
-    let reasons = analysis.reasons().count();
+    // Every finding shown is counted, those that do not raise the verdict
+    // (a note about deletion) too.
+    let reasons = analysis.findings.len();
     let programs: Vec<String> = analysis
         .invocations
         .iter()

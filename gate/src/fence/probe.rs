@@ -48,7 +48,7 @@ pub fn probe_cached(dir: &std::path::Path) -> Probe {
                 Ok(()) => "ok".to_string(),
                 Err(e) => e.replace('\n', " "),
             };
-            let _ = std::fs::create_dir_all(dir);
+            let _ = crate::private::create_dir(dir);
             let tmp = dir.join(format!(".fence-probe.{}", std::process::id()));
             if std::fs::write(&tmp, format!("{key}\n{line}\n")).is_ok() {
                 let _ = std::fs::rename(&tmp, &file);

@@ -78,16 +78,10 @@ const APPROVAL_COLS: &str =
 
 impl SqliteStore {
     pub fn open(path: &Path, audit: PathBuf) -> Result<SqliteStore, String> {
-        if let Some(dir) = path.parent().filter(|d| !d.exists()) {
-            // Owner-only: it holds taint, approvals and (by default) the
-            // admin socket.
-            use std::os::unix::fs::DirBuilderExt;
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        }
+        // Owner-only: it holds taint, approvals and (by default) the
+        // admin socket's directory.
+        crate::private::prepare_file(path)
+            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
         let db = SqliteStore {
             path: path.to_path_buf(),
             pool: Mutex::new(Vec::new()),

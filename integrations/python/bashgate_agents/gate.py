@@ -45,7 +45,7 @@ class Decision:
 
     "allow-confined" lets the command run only fenced (no network, protected
     files read-only): `command` is then the command line to run instead of
-    the original, `bashgate run -- ORIGINAL`. Never run the original.
+    the original, `bashgate run -c ORIGINAL`. Never run the original.
     """
 
     decision: str

@@ -13,7 +13,7 @@ executor the application supplies:
 `gated_shell_executor` and `gated_local_shell_executor` wrap an executor (yours,
 or the plain ones below) so that each command is first put to bashgate. An
 "allow" runs it; an "allow-confined" runs it fenced (the executor is handed
-the request with the command replaced by bashgate's `bashgate run -- ...`
+the request with the command replaced by bashgate's `bashgate run -c ...`
 line); anything else returns a message saying why it did not run, as the
 tool's output, and the executor is never called.
 """

@@ -472,10 +472,12 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         for w in &outcome.warnings {
             eprintln!("bashgate: {w}");
         }
-        write_audit(
-            audit.as_deref(),
-            Record::of_outcome(&call, P::audit_event(&event.kind), &outcome),
-        );
+        let mut record = Record::of_outcome(&call, P::audit_event(&event.kind), &outcome);
+        // Passed to the client as an approval on the person's behalf.
+        if auto_approve && outcome.read_only && record.decision == "pass" {
+            record.decision = "allow".into();
+        }
+        write_audit(audit.as_deref(), record);
     } else {
         record_taint::<P>(&gate, &call, P::audit_event(&event.kind), audit.as_deref());
         // `record_taint` answers as soon as the state is written.
@@ -500,7 +502,6 @@ pub(crate) fn anchor(
     cwd: &Path,
 ) -> Result<Anchored, config::ConfigError> {
     let person = config::discover(config_flag, None);
-    let person_file = person.path().map(Path::to_path_buf);
     let person_config = config::load(&person)?;
     let named = config::client_project_dir();
     let project = match session {
@@ -532,6 +533,17 @@ pub(crate) fn anchor(
             }
         }
     };
+    with_project(person, person_config, project)
+}
+
+/// The person's configuration, with the project's files over it where the
+/// person lets them apply.
+pub(crate) fn with_project(
+    person: config::Source,
+    person_config: config::Config,
+    project: Option<PathBuf>,
+) -> Result<Anchored, config::ConfigError> {
+    let person_file = person.path().map(Path::to_path_buf);
     // `--config` and `$BASHGATE_CONFIG` name the one file in force.
     let alone = matches!(
         person.layers.first(),

@@ -43,8 +43,39 @@ pub fn installed(client: &str) -> Result<(), String> {
     }
 }
 
-/// Whether a client's setting `value` names `program`, the same file.
+/// Whether a client's setting `value` names `program`, the same file: by
+/// its path, or by a bare name PATH finds (as the client's shell would).
 pub fn names(value: &str, program: &Path) -> bool {
+    if value.is_empty() {
+        return false;
+    }
+    if value.contains('/') {
+        return same_file(Path::new(value), program);
+    }
+    on_path(value).is_some_and(|found| same_file(&found, program))
+}
+
+/// `name` found in the directories of this process's PATH, as a shell
+/// finds a program.
+pub fn on_path(name: &str) -> Option<PathBuf> {
+    find_in(std::env::var_os("PATH").as_deref(), name)
+}
+
+/// `name` found in the directories of the PATH value `path`: the first
+/// runnable file.
+pub fn find_in(path: Option<&std::ffi::OsStr>, name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(path?)
+        .filter(|d| !d.as_os_str().is_empty())
+        .map(|d| d.join(name))
+        .find(|p| {
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// Whether two paths name the same file.
+pub fn same_file(a: &Path, b: &Path) -> bool {
     let canon = |p: &Path| std::fs::canonicalize(p).ok();
-    !value.is_empty() && canon(Path::new(value)).is_some_and(|v| Some(v) == canon(program))
+    canon(a).is_some_and(|x| Some(x) == canon(b))
 }

@@ -65,7 +65,60 @@ pub fn create(
         let body = notification(&a);
         tokio::runtime::Handle::current().spawn(async move { hook.post(body).await });
     }
+    desktop_notice(&a, std::env::var_os("PATH").as_deref(), |k| {
+        std::env::var_os(k)
+    });
     Ok(a)
+}
+
+/// Tells the person on the host's desktop, where there is one (a display
+/// and `notify-send`): an approval no one sees waits out its time and is
+/// refused. Returns whether a notice was started.
+pub fn desktop_notice(
+    a: &Approval,
+    path: Option<&std::ffi::OsStr>,
+    var: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> bool {
+    let desktop = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|k| var(k).is_some_and(|v| !v.is_empty()));
+    let Some(program) = crate::hook::shell::find_in(path, "notify-send") else {
+        return false;
+    };
+    if !desktop {
+        return false;
+    }
+    let body = format!(
+        "{}\n{}\nbashgate approve {id}   or   bashgate deny {id}",
+        what(a),
+        a.reason,
+        id = a.id
+    );
+    let started = std::process::Command::new(program)
+        .args([
+            "--app-name=bashgate",
+            "--urgency=critical",
+            "bashgate: a command waits for your answer",
+        ])
+        .arg(body)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    match started {
+        // Reaped on its own thread: the daemon does not wait on it.
+        Ok(mut child) => {
+            std::thread::spawn(move || child.wait());
+            true
+        }
+        Err(e) => {
+            eprintln!(
+                "bashgate serve: cannot show a desktop notice for approval {}: {e}",
+                a.id
+            );
+            false
+        }
+    }
 }
 
 /// Remembers the person's answer in the session, so the same command is
@@ -292,6 +345,40 @@ mod tests {
         let v = answer_json(&approval("denied", 60_000));
         assert_eq!(v["decision"], "deny");
         assert_eq!(answer_json(&approval("expired", 0))["decision"], "deny");
+    }
+
+    #[test]
+    fn a_desktop_notice_names_the_command_and_how_to_answer() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let seen = t.path().join("seen");
+        let fake = t.path().join("notify-send");
+        std::fs::write(
+            &fake,
+            format!("#!/bin/sh\nprintf '%s\\n' \"$@\" > {}\n", seen.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let a = approval("pending", 60_000);
+        let path = Some(t.path().as_os_str());
+        // No display: nobody would see it.
+        assert!(!desktop_notice(&a, path, |_| None));
+        let display = |k: &str| (k == "DISPLAY").then(|| std::ffi::OsString::from(":0"));
+        assert!(desktop_notice(&a, path, display));
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !seen.exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let text = std::fs::read_to_string(&seen).unwrap();
+        assert!(
+            text.contains(&format!("bashgate approve {}", a.id)),
+            "{text}"
+        );
+        assert!(text.contains("curl"), "{text}");
+        // No notify-send: nothing.
+        let empty = tempfile::tempdir().unwrap();
+        assert!(!desktop_notice(&a, Some(empty.path().as_os_str()), display));
     }
 
     #[test]
