@@ -50,7 +50,11 @@ fn check_decides_as_the_hook_does() {
             }
             let hook = s.bash(&session, command);
             let (word, v) = checked(&s, flags, command);
-            assert_eq!(word, hook.decision(), "{flags:?} `{command}`: {v:#}\nhook: {hook:?}");
+            assert_eq!(
+                word,
+                hook.decision(),
+                "{flags:?} `{command}`: {v:#}\nhook: {hook:?}"
+            );
             if word != "allow" {
                 assert!(
                     v["gate"]["said"].as_array().is_some_and(|a| !a.is_empty()),
@@ -71,12 +75,18 @@ fn check_shows_the_decision_under_the_analysis() {
     let verdict = text.find("verdict: network").expect("the verdict");
     let gate = text.find("gate: ask").unwrap_or_else(|| panic!("{text}"));
     assert!(verdict < gate, "{text}");
-    assert!(text.contains("BG422"), "the rule that asks is named: {text}");
+    assert!(
+        text.contains("BG422"),
+        "the rule that asks is named: {text}"
+    );
     assert!(text.contains(".env"), "the secret file is named: {text}");
     // A deletion note is a finding, counted as the one shown.
     let out = s.run(&["check", "--", "find . -name x -delete"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("BG001") && text.contains("(1 finding;"), "{text}");
+    assert!(
+        text.contains("BG001") && text.contains("(1 finding;"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -91,10 +101,17 @@ fn check_records_nothing_and_calls_no_reviewer() {
     // the answer is the one without it, and `check` says so.
     assert_eq!(word, "ask", "{v:#}");
     let said = v["gate"]["said"].as_array().unwrap();
-    assert!(said.iter().any(|x| x["kind"] == "reviewer_skipped"), "{v:#}");
+    assert!(
+        said.iter().any(|x| x["kind"] == "reviewer_skipped"),
+        "{v:#}"
+    );
     // Nothing reached the person's state or audit.
     let audit = s.run(&["audit", "--json"]);
-    assert!(audit.stdout.is_empty(), "{}", String::from_utf8_lossy(&audit.stdout));
+    assert!(
+        audit.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&audit.stdout)
+    );
     let sessions = s.state().join("sessions");
     assert!(
         !sessions.exists() || std::fs::read_dir(&sessions).unwrap().next().is_none(),

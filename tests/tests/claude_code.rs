@@ -700,7 +700,9 @@ fn default_mode_keeps_claude_codes_own_prompt_after_a_taint() {
 #[test]
 #[ignore = "needs the Claude Code CLI and network namespaces: run .ci/claude-code.sh"]
 fn committed_settings_find_bashgate_through_path_and_stop_calls_without_it() {
-    let bin = bashgate_tests::claude_code::bashgate().canonicalize().unwrap();
+    let bin = bashgate_tests::claude_code::bashgate()
+        .canonicalize()
+        .unwrap();
     let dir = bin.parent().unwrap().display().to_string();
     let base = std::env::var("PATH").unwrap_or_default();
     let command = "printf ok > ran.txt";
@@ -716,7 +718,10 @@ fn committed_settings_find_bashgate_through_path_and_stop_calls_without_it() {
         .as_str()
         .unwrap();
     assert!(hook.contains("exec bashgate-hook claude"), "{hook}");
-    assert_eq!(settings["env"]["CLAUDE_CODE_SHELL_PREFIX"], "bashgate-shell");
+    assert_eq!(
+        settings["env"]["CLAUDE_CODE_SHELL_PREFIX"],
+        "bashgate-shell"
+    );
     s.script(vec![bash(command)], json!({}));
     let run = s.run();
     assert!(run.exists("ran.txt"), "{:?}", run.bash_exchange(command));
@@ -732,5 +737,8 @@ fn committed_settings_find_bashgate_through_path_and_stop_calls_without_it() {
     assert!(!run.exists("ran.txt"), "the command ran without bashgate");
     let ex = run.bash_exchange(command);
     assert!(ex.is_error, "{ex:?}");
-    assert!(ex.result.contains("bashgate"), "the agent is told why: {ex:?}");
+    assert!(
+        ex.result.contains("bashgate"),
+        "the agent is told why: {ex:?}"
+    );
 }

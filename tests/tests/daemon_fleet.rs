@@ -3,6 +3,7 @@
 //! PostgreSQL server the harness starts (`bashgate_tests::postgres`).
 //! Waits are bounded only to guard against deadlocks, except where a
 //! bound is the behaviour (a notification, not a poll, wakes a waiter).
+#![cfg(feature = "postgres")]
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};

@@ -9,6 +9,7 @@
 //! the parallel drivers, `BASHGATE_ORACLE_KEEP=1` keeps the scratch dir.
 //! `BASHGATE_ORACLE_ONLY=7339,21846` runs only those commands of the
 //! campaign (numbered as its report numbers them), to replay a finding.
+#![cfg(feature = "namespaces")]
 
 use std::fmt::Write as _;
 use std::time::Instant;

@@ -6,6 +6,7 @@
 //! `bashgate` is replaced here by a stand-in that prints the command it was
 //! given instead of running it; bash runs as `nobody` in a fresh network
 //! namespace, in a scratch directory, should a quoting bug ever run one.
+#![cfg(feature = "namespaces")]
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -10,6 +10,7 @@
 //! `BASHGATE_SCRIPT_ORACLE_SEED` the seed, `BASHGATE_ORACLE_JOBS` the
 //! parallel drivers. Needs `unshare --net`, busybox and original-awk
 //! (`.ci/oracle-programs.sh` installs them); without them it fails.
+#![cfg(feature = "namespaces")]
 
 use std::fmt::Write as _;
 use std::time::Instant;

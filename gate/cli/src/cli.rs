@@ -108,6 +108,7 @@ enum Command {
         after_help = "Example: bashgate completions bash > ~/.local/share/bash-completion/completions/bashgate"
     )]
     Completions {
+        /// The shell: bash, elvish, fish, powershell or zsh.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
@@ -152,6 +153,7 @@ enum Command {
     },
     /// List recorded decisions, newest first.
     Audit {
+        /// Only this session's records.
         #[arg(long)]
         session: Option<String>,
         /// Bash, Read, WebFetch, mcp__server__tool...
@@ -171,6 +173,7 @@ enum Command {
         /// Only records newer than this: 90s, 15m, 2h, 7d, or unix seconds.
         #[arg(long)]
         since: Option<String>,
+        /// At most this many records.
         #[arg(long, default_value_t = 50)]
         limit: usize,
         /// One JSON object per line.
@@ -190,6 +193,7 @@ enum Command {
     /// same command is not asked about again), or forget them. The hook's
     /// sessions by default; a daemon's with --daemon or --admin-socket.
     Approvals {
+        /// The session: its id as the client names it (Claude Code's `session_id`).
         #[arg(long)]
         session: String,
         /// Forget every remembered answer: the next ask asks again.
@@ -198,11 +202,13 @@ enum Command {
         /// Forget one remembered answer, by the id the list shows.
         #[arg(long, value_name = "ID")]
         revoke: Option<String>,
+        /// Print JSON.
         #[arg(long)]
         json: bool,
         /// The daemon's sessions, through its admin socket.
         #[arg(long)]
         daemon: bool,
+        /// The daemon's admin socket (default: the one `bashgate serve` makes in the state directory).
         #[arg(long, value_name = "PATH")]
         admin_socket: Option<PathBuf>,
     },
@@ -253,26 +259,32 @@ enum Command {
         /// Answered and expired ones too.
         #[arg(long)]
         all: bool,
+        /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// The daemon's admin socket (default: the one `bashgate serve` makes in the state directory).
         #[arg(long, value_name = "PATH")]
         admin_socket: Option<PathBuf>,
     },
     /// Approve a pending approval: the waiting command runs.
     Approve {
+        /// The approval's id, as `bashgate pending` lists it.
         id: String,
         /// A note passed to the agent.
         #[arg(long)]
         note: Option<String>,
+        /// The daemon's admin socket (default: the one `bashgate serve` makes in the state directory).
         #[arg(long, value_name = "PATH")]
         admin_socket: Option<PathBuf>,
     },
     /// Deny a pending approval: the waiting command does not run.
     Deny {
+        /// The approval's id, as `bashgate pending` lists it.
         id: String,
         /// A note passed to the agent (what to do instead).
         #[arg(long)]
         note: Option<String>,
+        /// The daemon's admin socket (default: the one `bashgate serve` makes in the state directory).
         #[arg(long, value_name = "PATH")]
         admin_socket: Option<PathBuf>,
     },
@@ -331,6 +343,7 @@ enum Command {
     /// not fire, the configuration cannot be read, or no installed client
     /// runs bashgate's hooks.
     Doctor {
+        /// The fence's profile to check: default, strict or network-only.
         #[arg(long, default_value = "default", value_name = "NAME")]
         profile: String,
         /// Print the report as JSON.
@@ -339,6 +352,7 @@ enum Command {
     },
     /// The daemon's request counters (JSON).
     Stats {
+        /// The daemon's admin socket (default: the one `bashgate serve` makes in the state directory).
         #[arg(long, value_name = "PATH")]
         admin_socket: Option<PathBuf>,
     },
@@ -351,24 +365,33 @@ enum SessionAction {
     Create {
         /// Letters, digits, `-`, `_`, `.` (default: a random name).
         name: Option<String>,
+        /// Print JSON.
         #[arg(long)]
         json: bool,
     },
     /// List sessions and their taint.
     List {
+        /// Print JSON.
         #[arg(long)]
         json: bool,
     },
     /// Delete a session: its token stops working, its pending approvals
     /// are denied.
-    Delete { name: String },
+    Delete {
+        /// The session's name, as `bashgate session create` made it.
+        name: String,
+    },
     /// Set or clear a session's taint.
     Taint {
+        /// The session's name, as `bashgate session create` made it.
         name: String,
+        /// Mark it as having read untrusted content.
         #[arg(long)]
         corruption: bool,
+        /// Mark it as having read secrets.
         #[arg(long)]
         secret: bool,
+        /// Forget its taint.
         #[arg(long, conflicts_with_all = ["corruption", "secret"])]
         clear: bool,
     },
@@ -501,13 +524,16 @@ struct InitArgs {
 enum TaintAction {
     /// Print a session's taint flags and what set them.
     Show {
+        /// The session: its id as the client names it (Claude Code's `session_id`).
         #[arg(long)]
         session: String,
+        /// Print JSON.
         #[arg(long)]
         json: bool,
     },
     /// Forget a session's taint and the reviewer's cached answers.
     Clear {
+        /// The session: its id as the client names it (Claude Code's `session_id`).
         #[arg(long)]
         session: String,
     },
@@ -995,7 +1021,9 @@ fn join_args(args: Vec<OsString>) -> Vec<u8> {
 enum ColorChoice {
     /// Colour on a terminal, unless NO_COLOR is set.
     Auto,
+    /// Colour always, even into a pipe.
     Always,
+    /// No colour.
     Never,
 }
 
@@ -1017,5 +1045,36 @@ fn known_rule(id: &str) -> Result<String, String> {
         Ok(id.to_string())
     } else {
         Err(format!("no rule `{id}`; `bashgate rules` lists them"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every option and argument of every command says what it is for: the
+    /// help and the man pages come from these definitions.
+    #[test]
+    fn every_option_has_help() {
+        fn walk(c: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for a in c.get_arguments() {
+                let builtin = matches!(a.get_id().as_str(), "help" | "version");
+                if !builtin && !a.is_hide_set() && a.get_help().is_none() {
+                    missing.push(format!("{path} {}", a.get_id()));
+                }
+            }
+            for sub in c.get_subcommands() {
+                if sub.get_about().is_none() && sub.get_name() != "help" {
+                    missing.push(format!("{path} {} (the command)", sub.get_name()));
+                }
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut c = Cli::command();
+        c.build();
+        let mut missing = Vec::new();
+        walk(&c, "bashgate", &mut missing);
+        assert!(missing.is_empty(), "without help: {missing:#?}");
     }
 }
