@@ -578,20 +578,55 @@ impl Gate {
 
     /// What a finished tool call read: the taint sources it adds.
     pub fn taint_sources(&self, call: &ToolCall) -> Vec<Source> {
-        let kind = self.tools().classify(call.tool, &self.config);
-        reads::sources(call, &kind, &self.config, self.tools(), self.secret_paths())
+        self.taint_sources_seen(call, None)
     }
 
-    /// Records a finished tool call: its taint, and (when the person had
-    /// been asked about it) that the person approved it. Returns the taint
-    /// sources added.
+    /// As [`Gate::taint_sources`], with what the call showed the agent
+    /// (its output, as the client reports it), when known.
+    pub fn taint_sources_seen(&self, call: &ToolCall, seen: Option<&str>) -> Vec<Source> {
+        let kind = self.tools().classify(call.tool, &self.config);
+        let mut sources =
+            reads::sources(call, &kind, &self.config, self.tools(), self.secret_paths());
+        // What this machine's files and commands showed; a web page or a
+        // service is judged by its declared trust instead (a page quoting
+        // an example key is not a secret of the person's).
+        let local = matches!(kind, ToolKind::Bash | ToolKind::Local);
+        if !local || sources.iter().any(|s| s.flag == "secret") {
+            return sources;
+        }
+        let project = self.project.as_deref();
+        if let Some(why) = seen
+            .and_then(|s| crate::seen::secret_in(s, project, self.scanner(), self.secret_paths()))
+        {
+            sources.push(Source {
+                flag: "secret".into(),
+                tool: call.tool.to_string(),
+                detail: why,
+                at_ms: crate::taint::now_ms(),
+            });
+        }
+        sources
+    }
+
     /// After `record` failed: marks the session as carrying every flag
     /// (see `SessionStore::mark_lost`). Returns whether the mark was kept.
     pub fn mark_lost(&self, session: &str, why: &str) -> bool {
         self.store.mark_lost(session, why)
     }
 
+    /// Records a finished tool call: its taint, and (when the person had
+    /// been asked about it) that the person approved it. Returns the taint
+    /// sources added.
     pub fn record(&self, call: &ToolCall) -> Result<Vec<Source>, StateError> {
+        self.record_seen(call, None)
+    }
+
+    /// As [`Gate::record`], with what the call showed the agent.
+    pub fn record_seen(
+        &self,
+        call: &ToolCall,
+        seen: Option<&str>,
+    ) -> Result<Vec<Source>, StateError> {
         // A command the hook rewrote to run fenced is recorded as the
         // agent's own command (what it read is what that command read).
         let unwrapped = fenced_original(call, self.fence_runner.as_deref());
@@ -599,7 +634,7 @@ impl Gate {
             Some(input) => &ToolCall { input, ..*call },
             None => call,
         };
-        let sources = self.taint_sources(call);
+        let sources = self.taint_sources_seen(call, seen);
         let ran = match self.tools().classify(call.tool, &self.config) {
             ToolKind::Bash if self.store.runs_are_answers() => call
                 .command()

@@ -41,6 +41,7 @@ pub mod rules;
 pub mod runs;
 pub mod secret_paths;
 pub mod secrets;
+pub mod seen;
 pub mod services;
 pub mod store;
 pub mod taint;

@@ -85,6 +85,15 @@ pub struct Hit {
 /// Inputs above this size are scanned in their first part only.
 const MAX_SCAN: usize = 1 << 20;
 
+/// The part of `text` that is scanned.
+fn head(text: &str) -> &str {
+    let mut end = text.len().min(MAX_SCAN);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 impl Scanner {
     pub fn new() -> Scanner {
         let data: Data = crate::data::parse(crate::data::SECRETS, "secrets");
@@ -109,21 +118,22 @@ impl Scanner {
     }
 
     pub fn scan(&self, text: &str) -> Option<Hit> {
-        let mut end = text.len().min(MAX_SCAN);
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        let text = &text[..end];
+        let text = head(text);
+        self.credential(text).or_else(|| self.high_entropy(text))
+    }
+
+    /// A credential in a known format, without the entropy guess: for
+    /// output the agent was shown, where hashes and encoded data are
+    /// everyday.
+    pub fn credential(&self, text: &str) -> Option<Hit> {
+        let text = head(text);
         let lower = text.as_bytes().to_ascii_lowercase();
-        for p in &self.patterns {
-            if let Some(masked) = p.find(text.as_bytes(), &lower) {
-                return Some(Hit {
-                    kind: p.name.clone(),
-                    masked,
-                });
-            }
-        }
-        self.high_entropy(text)
+        self.patterns.iter().find_map(|p| {
+            p.find(text.as_bytes(), &lower).map(|masked| Hit {
+                kind: p.name.clone(),
+                masked,
+            })
+        })
     }
 
     fn high_entropy(&self, text: &str) -> Option<Hit> {

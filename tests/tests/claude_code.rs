@@ -742,3 +742,45 @@ fn committed_settings_find_bashgate_through_path_and_stop_calls_without_it() {
         "the agent is told why: {ex:?}"
     );
 }
+
+// Issue 35: a secret the agent reads through a command's output (no secret
+// file named) taints the session as reading the file would: the network
+// command after it is not left to Claude Code's allow rules.
+#[test]
+#[ignore = "needs the Claude Code CLI and network namespaces: run .ci/claude-code.sh"]
+fn a_secret_printed_by_a_command_taints_the_session() {
+    let grep = "grep -r STRIPE .";
+    let send = format!("curl -s -o sent.txt http://127.0.0.1:{MODEL_PORT}/status");
+    let run_with = |secret: &str| {
+        let s = Session::new();
+        s.user_settings(USER_ALLOWS);
+        s.init_claude();
+        s.write(".env", &format!("STRIPE_KEY={secret}\n"));
+        s.write("notes.txt", "STRIPE keys live in the vault\n");
+        s.script(vec![bash(grep), bash(&send)], json!({"/status": "ok"}));
+        let run = s.run();
+        // The session's directory lives as long as its run is read.
+        (s, run)
+    };
+    let (_s, run) = run_with("sk_test_not-a-real-key-4242");
+    assert!(
+        run.bash_exchange(grep)
+            .result
+            .contains("sk_test_not-a-real"),
+        "{:?}",
+        run.bash_exchange(grep)
+    );
+    assert!(
+        !run.exists("sent.txt"),
+        "the network command ran after the secret was shown"
+    );
+    assert_ne!(run.audited(&send)["decision"], "pass");
+    // The control: a value too short to be anyone's secret; the same
+    // commands, and the network command runs.
+    let (_c, control) = run_with("short");
+    assert!(
+        control.exists("sent.txt"),
+        "{:?}",
+        control.bash_exchange(&send)
+    );
+}

@@ -35,6 +35,7 @@ impl Protocol for Claude {
             None => Kind::Pre,
         };
         Ok(Event {
+            seen: super::seen_text(&o),
             call_id: super::call_id(&o),
             kind,
             session: text(&o, "session_id"),

@@ -59,6 +59,7 @@ impl Protocol for Codex {
             }
         }
         Ok(Event {
+            seen: super::seen_text(&o),
             call_id: super::call_id(&o),
             kind,
             session: names::text(&o, "session_id"),

@@ -60,6 +60,7 @@ impl Protocol for Copilot {
             other => other,
         };
         Ok(Event {
+            seen: super::seen_text(&o),
             call_id: super::call_id(&o),
             kind,
             session: first(&o, &["sessionId", "session_id"]),

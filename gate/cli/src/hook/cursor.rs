@@ -102,6 +102,7 @@ impl Protocol for Cursor {
                 .map(str::to_string)
         });
         Ok(Event {
+            seen: super::seen_text(&o),
             call_id: super::call_id(&o),
             kind,
             session: names::text(&o, "conversation_id"),

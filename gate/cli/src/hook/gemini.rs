@@ -47,6 +47,7 @@ impl Protocol for Gemini {
         let tool = names::text(&o, "tool_name");
         let input = o.remove("tool_input").unwrap_or(Value::Null);
         Ok(Event {
+            seen: super::seen_text(&o),
             call_id: super::call_id(&o),
             kind,
             session: names::text(&o, "session_id"),

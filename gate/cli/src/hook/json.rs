@@ -61,6 +61,7 @@ impl Protocol for JsonHook {
             Some(_) => return Err("\"tool_input\" in the hook input is not an object".into()),
         };
         Ok(Event {
+            seen: super::seen_text(&o),
             call_id: super::call_id(&o),
             kind: Kind::Pre,
             session: Some(session),

@@ -63,6 +63,41 @@ pub struct Event {
     /// The client's id for the tool call, when it gives one (see
     /// [`call_id`]).
     pub call_id: Option<String>,
+    /// After a tool ran: what it showed the agent (its output), when the
+    /// client reports it (see [`seen_text`]).
+    pub seen: Option<String>,
+}
+
+/// The text a finished call showed the agent: every string in the
+/// client's report of its result, under whichever name the client gives
+/// it, up to `bashgate::seen::MAX_SEEN` bytes.
+pub(crate) fn seen_text(o: &serde_json::Map<String, Value>) -> Option<String> {
+    fn strings(v: &Value, out: &mut String) {
+        if out.len() >= bashgate::seen::MAX_SEEN {
+            return;
+        }
+        match v {
+            Value::String(s) => {
+                out.push_str(s);
+                out.push('\n');
+            }
+            Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            Value::Object(m) => m.values().for_each(|x| strings(x, out)),
+            _ => {}
+        }
+    }
+    let v = [
+        "tool_response",
+        "tool_output",
+        "toolResult",
+        "tool_result",
+        "output",
+    ]
+    .iter()
+    .find_map(|k| o.get(*k))?;
+    let mut out = String::new();
+    strings(v, &mut out);
+    (!out.trim().is_empty()).then_some(out)
 }
 
 /// The client's id for a tool call, under any of the names clients give it
@@ -479,7 +514,13 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         }
         write_audit(audit.as_deref(), record);
     } else {
-        record_taint::<P>(&gate, &call, P::audit_event(&event.kind), audit.as_deref());
+        record_taint::<P>(
+            &gate,
+            &call,
+            event.seen.as_deref(),
+            P::audit_event(&event.kind),
+            audit.as_deref(),
+        );
         // `record_taint` answers as soon as the state is written.
     }
 }
@@ -754,8 +795,16 @@ fn process_cwd() -> PathBuf {
 }
 
 /// After a tool ran: its taint into the session, then the answer.
-fn record_taint<P: Protocol>(gate: &Gate, call: &ToolCall, event: &str, audit: Option<&Path>) {
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| gate.record(call)));
+fn record_taint<P: Protocol>(
+    gate: &Gate,
+    call: &ToolCall,
+    seen: Option<&str>,
+    event: &str,
+    audit: Option<&Path>,
+) {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        gate.record_seen(call, seen)
+    }));
     let failure = match &result {
         Ok(Err(e)) => Some(e.to_string()),
         Err(_) => Some("an internal error (a bug; please report it)".to_string()),
