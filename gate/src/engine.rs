@@ -42,7 +42,7 @@ pub struct Outcome {
     /// kind of call `auto_approve` may approve on the person's behalf.
     pub read_only: bool,
     /// What each layer that spoke said, in order, ending with the
-    /// conclusion (`bashgate check` shows them).
+    /// conclusion: kept in a dry run (`bashgate check` shows them).
     pub said: Vec<Said>,
 }
 
@@ -113,7 +113,8 @@ pub struct Gate {
     slow_started: OnceCell<()>,
     /// Warnings of the decision under way, moved into its outcome.
     warnings: RefCell<Vec<String>>,
-    /// What the layers said in the decision under way.
+    /// What the layers said in the decision under way (kept in a dry run
+    /// only: the hook has no use for it).
     said: RefCell<Vec<Said>>,
 }
 
@@ -294,11 +295,18 @@ impl Gate {
         }
     }
 
+    /// Keeps what a layer said, in a dry run (`bashgate check` shows it).
+    fn note(&self, said: impl FnOnce() -> Said) {
+        if self.dry_run {
+            self.said.borrow_mut().push(said());
+        }
+    }
+
     /// Asks the Cop, through the session's cache.
     fn ask_cop(&self, session: &str, state: &SessionState, q: &Question) -> CopResult {
         // Without a reviewer the answer is the same as in a real run.
         if self.dry_run && self.cop().available() {
-            self.said.borrow_mut().push(Said::ReviewerSkipped);
+            self.note(|| Said::ReviewerSkipped);
             return CopResult::Unavailable("a dry run does not call the reviewer".into());
         }
         let (result, warning) =
@@ -467,10 +475,10 @@ impl Gate {
                 Step::Pass => {}
                 Step::Doubt => {
                     doubt = true;
-                    self.said.borrow_mut().push(Said::Doubted);
+                    self.note(|| Said::Doubted);
                 }
                 Step::Decide(d) => {
-                    self.said.borrow_mut().push(Said::Decided(d.clone()));
+                    self.note(|| Said::Decided(d.clone()));
                     if let Some(stop) = tally.file(d) {
                         return stop;
                     }
@@ -513,9 +521,7 @@ impl Gate {
                 format!("bashgate has no objection to {what} to {}", s.label()),
             ),
         };
-        self.said
-            .borrow_mut()
-            .push(Said::Decided(conclusion.clone()));
+        self.note(|| Said::Decided(conclusion.clone()));
         if let Some(stop) = tally.file(conclusion.clone()) {
             return stop;
         }

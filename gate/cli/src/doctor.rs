@@ -374,8 +374,8 @@ fn matcher_matches(client: &str, matcher: &str, tool: &str) -> bool {
 fn binary_problem(command: &str, path_var: Option<&str>) -> Option<String> {
     // The portable command (`init::portable_command`) names its program
     // after `command -v`, found through PATH.
-    let first = match command.strip_prefix("command -v ") {
-        Some(rest) => rest.split_whitespace().next()?.to_string(),
+    let first = match crate::init::portable_program(command) {
+        Some(program) => program.to_string(),
         None => first_word(command)?,
     };
     if first.contains('/') {
@@ -696,15 +696,20 @@ mod tests {
     use super::*;
     use crate::init::{install, CLAUDE, CODEX, GEMINI};
 
+    /// An empty file the person may run, standing in for a program.
+    fn program(p: &Path) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::write(p, "").unwrap();
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
     #[test]
     fn the_hook_binary_needs_bashgate_beside_it() {
-        use std::os::unix::fs::PermissionsExt;
         let d = tempfile::tempdir().unwrap();
         let hook = d.path().join(crate::hook::HOOK_BINARY);
         let gate = d.path().join("bashgate");
         for p in [&hook, &gate] {
-            std::fs::write(p, "").unwrap();
-            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+            program(p);
         }
         let command = format!("{} claude", hook.display());
         assert_eq!(binary_problem(&command, None), None);
@@ -747,10 +752,7 @@ mod tests {
         assert_eq!(by("gemini").status, "not installed");
         let bin = t.path().join("bin");
         std::fs::create_dir_all(&bin).unwrap();
-        let gemini = bin.join("gemini");
-        std::fs::write(&gemini, "").unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&gemini, std::fs::Permissions::from_mode(0o755)).unwrap();
+        program(&bin.join("gemini"));
         let with_gemini = clients(&proj, Some(&home), bin.to_str());
         let g = with_gemini.iter().find(|x| x.client == "gemini").unwrap();
         assert_eq!(g.status, "enforced");
@@ -786,9 +788,7 @@ mod tests {
             .unwrap()
             .unwrap();
         assert!(fenced().contains("does not exist"), "{}", fenced());
-        std::fs::write(&wrapper, "").unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        program(&wrapper);
         assert!(fenced().contains("run fenced through"), "{}", fenced());
         // Gemini CLI has no such setting: nothing to say.
         let g = proj.join(GEMINI.project_file());
@@ -805,10 +805,7 @@ mod tests {
         for d in [&proj, &home, &bin] {
             std::fs::create_dir_all(d).unwrap();
         }
-        use std::os::unix::fs::PermissionsExt;
-        let claude = bin.join("claude");
-        std::fs::write(&claude, "").unwrap();
-        std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+        program(&bin.join("claude"));
         let file = proj.join(CLAUDE.project_file());
         let exe = std::env::current_exe().unwrap();
         install(
@@ -866,16 +863,13 @@ mod tests {
 
     #[test]
     fn the_portable_hook_command_is_found_through_path() {
-        use std::os::unix::fs::PermissionsExt;
         let t = tempfile::tempdir().unwrap();
         let command = crate::init::portable_command("claude", 2);
         assert!(crate::init::is_ours(&command, "claude"), "{command}");
         let why = binary_problem(&command, t.path().to_str()).unwrap();
         assert!(why.contains("bashgate-hook is not on PATH"), "{why}");
         for name in [crate::hook::HOOK_BINARY, "bashgate"] {
-            let p = t.path().join(name);
-            std::fs::write(&p, "").unwrap();
-            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+            program(&t.path().join(name));
         }
         assert_eq!(binary_problem(&command, t.path().to_str()), None);
     }

@@ -475,10 +475,23 @@ pub fn default_command(client: &str) -> String {
     }
 }
 
-/// Whether the default command for `client` names this machine's path.
+/// Whether a hook command names this machine's path (it is not the
+/// portable command).
 pub fn names_a_path(command: &str) -> bool {
-    !command.starts_with("command -v ")
+    portable_program(command).is_none()
 }
+
+/// The program a portable command ([`portable_command`]) finds through
+/// PATH, or `None` for any other command.
+pub fn portable_program(command: &str) -> Option<&str> {
+    command
+        .strip_prefix(PORTABLE_START)?
+        .split_whitespace()
+        .next()
+}
+
+/// How a portable command starts: a PATH lookup of its program.
+const PORTABLE_START: &str = "command -v ";
 
 /// The portable command, when `client` has a blocking exit status and the
 /// hook program PATH finds is `program`.
@@ -499,7 +512,7 @@ fn portable(client: &str, program: &Path) -> Option<String> {
 pub fn portable_command(client: &str, exit: u8) -> String {
     let file = bashgate::clients::get(client).map_or("", |c| c.hook_file.as_str());
     format!(
-        "command -v {HOOK_BINARY} >/dev/null 2>&1 || {{ echo 'bashgate is not installed here ({HOOK_BINARY} is not on PATH), and this project runs every agent tool call through it: install bashgate, or remove its hooks from {file}' >&2; exit {exit}; }}; exec {HOOK_BINARY} {client}"
+        "{PORTABLE_START}{HOOK_BINARY} >/dev/null 2>&1 || {{ echo 'bashgate is not installed here ({HOOK_BINARY} is not on PATH), and this project runs every agent tool call through it: install bashgate, or remove its hooks from {file}' >&2; exit {exit}; }}; exec {HOOK_BINARY} {client}"
     )
 }
 
