@@ -187,9 +187,14 @@ fn init_replaces_its_own_entry_when_the_binary_moves() {
         let again = s.run(&["init", client, "--dir", &dir]);
         assert!(text(&again).0.contains("already has"), "{client}");
     }
-    // Copilot reads hooks only from the project.
+    // Copilot reads the person's own hooks from ~/.copilot/hooks.
     let o = s.run(&["init", "copilot", "--user"]);
-    assert_eq!(o.status.code(), Some(2));
+    assert!(o.status.success(), "{:?}", text(&o));
+    let user = s.dir.path().join("home/.copilot/hooks/bashgate.json");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(user).unwrap()).unwrap();
+    assert!(v["hooks"]["preToolUse"][0]["bash"]
+        .as_str()
+        .is_some_and(|c| c.ends_with("bashgate-hook copilot")));
 }
 
 /// A report whose reader has gone (`| head -1`) ends quietly: no panic

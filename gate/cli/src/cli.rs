@@ -478,7 +478,7 @@ enum InitAgent {
     Codex(InitArgs),
     /// Add the hooks to .gemini/settings.json.
     Gemini(InitArgs),
-    /// Add the hooks to .github/hooks/bashgate.json (project only).
+    /// Add the hooks to .github/hooks/bashgate.json (--user: ~/.copilot/hooks).
     Copilot(InitArgs),
     /// Add the hooks to .cursor/hooks.json.
     Cursor(InitArgs),

@@ -386,6 +386,9 @@ fn entry(w: &Wiring, matcher: Option<&str>, command: &str, timeout_s: u64) -> Va
             if let Some(k) = timeout_key {
                 e.insert(k.into(), json!(timeout_s));
             }
+            for (k, v) in &w.described().hook_fields {
+                e.insert(k.clone(), v.clone());
+            }
             Value::Object(e)
         }
     }
@@ -678,9 +681,10 @@ mod tests {
         let before = v["hooks"]["beforeShellExecution"].as_array().unwrap();
         assert_eq!(before.len(), 2);
         assert_eq!(before[0]["command"], "./audit.sh");
+        // Cursor lets a failing hook's call run unless it says failClosed.
         assert_eq!(
-            v["hooks"]["afterShellExecution"][0]["command"],
-            "bashgate hook cursor"
+            v["hooks"]["afterShellExecution"][0],
+            json!({"command": "bashgate hook cursor", "failClosed": true})
         );
         // Gemini CLI counts its timeout in milliseconds.
         let g = t.path().join(".gemini/settings.json");

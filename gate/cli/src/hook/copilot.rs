@@ -10,8 +10,9 @@
 //! postToolUse (it carries `toolResult`): the taint is recorded, and the
 //! answer is `{}`.
 //!
-//! Copilot skips a hook that fails or times out (the tool then runs), so
-//! `bashgate init copilot` writes a timeout above bashgate's own budget.
+//! Since Copilot CLI 1.0.57 a hook that fails denies the call, but one
+//! that times out lets the tool run, so `bashgate init copilot` writes a
+//! timeout above bashgate's own budget.
 //! Copilot documents `modifiedArgs` to rewrite a call; not verified against
 //! the real client here, so the fence is not offered and the old matrix
 //! applies.
