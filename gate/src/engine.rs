@@ -600,10 +600,7 @@ impl Gate {
         if !local || sources.iter().any(|s| s.flag == "secret") {
             return sources;
         }
-        let project = self.project.as_deref();
-        if let Some(why) = seen
-            .and_then(|s| crate::seen::secret_in(s, project, self.scanner(), self.secret_paths()))
-        {
+        if let Some(why) = seen.and_then(|s| self.secret_shown(call, s)) {
             sources.push(Source {
                 flag: "secret".into(),
                 tool: call.tool.to_string(),
@@ -612,6 +609,18 @@ impl Gate {
             });
         }
         sources
+    }
+
+    /// Why the output `seen` of a finished call on this machine (a
+    /// command, a workspace tool) shows a secret, if it does: a credential
+    /// in a known format, or a value of one of the project's secret files.
+    pub fn secret_shown(&self, call: &ToolCall, seen: &str) -> Option<String> {
+        let kind = self.tools().classify(call.tool, &self.config);
+        if !matches!(kind, ToolKind::Bash | ToolKind::Local) {
+            return None;
+        }
+        let project = self.project.as_deref();
+        crate::seen::secret_in(seen, project, self.scanner(), self.secret_paths())
     }
 
     /// After `record` failed: marks the session as carrying every flag

@@ -976,3 +976,49 @@ fn the_always_on_denials_hold_in_a_container_whose_daemon_is_unreachable() {
         .finish();
     assert_eq!(a.decision(), "allow", "{a:?}");
 }
+
+/// A secret a command printed in the container taints the daemon's
+/// session: the container's hook reads the output against the project's
+/// secret files (which the daemon cannot see) and reports it.
+#[test]
+fn a_secret_shown_in_a_containers_output_taints_the_daemons_session() {
+    let d = Daemon::start(HOST, CONTAINER, Listen::Unix);
+    let project = d.sandbox.project();
+    assert!(std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&project)
+        .status()
+        .unwrap()
+        .success());
+    std::fs::write(
+        project.join(".env"),
+        "PORT=3000\nSTRIPE_KEY=sk_test_not-a-real-key-4242\n",
+    )
+    .unwrap();
+    let args = ["hook", "claude", "--remote", d.url.as_str()];
+    let taint = |name: &str| {
+        let r = d.admin("GET", "/admin/sessions", &Value::Null);
+        r.body["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .map(|s| s["taint"].clone())
+            .unwrap_or_else(|| panic!("no session {name} in {:?}", r.body))
+    };
+    for (name, printed) in [
+        ("clean", "./.env:PORT=3000\n"),
+        ("shown", "./.env:STRIPE_KEY=sk_test_not-a-real-key-4242\n"),
+    ] {
+        let tok = d.session(name);
+        let ev = json!({
+            "session_id": format!("claude-{name}"), "cwd": project, "hook_event_name": "PostToolUse",
+            "tool_name": "Bash", "tool_input": {"command": "grep -r KEY ."},
+            "tool_response": {"stdout": printed, "stderr": "", "interrupted": false, "isImage": false},
+        });
+        let a = d.hook_with(&args, Some(&tok), &ev).finish();
+        assert_eq!(a.json, json!({}), "{a:?}");
+    }
+    assert_eq!(taint("clean")["secret"], false, "{:?}", taint("clean"));
+    assert_eq!(taint("shown")["secret"], true, "{:?}", taint("shown"));
+}

@@ -363,13 +363,17 @@ pub fn report(config: &Config, url: &str, call: &ToolCall) -> Result<(), String>
 /// (`why` says what was lost).
 pub fn report_lost(config: &Config, url: &str, why: &str) -> Result<(), String> {
     for flag in ["corruption", "secret"] {
-        post_taint(
-            config,
-            url,
-            json!({ "flag": flag, "detail": format!("a taint report was lost on the way to the daemon ({why})") }),
-        )?;
+        let detail = format!("a taint report was lost on the way to the daemon ({why})");
+        report_flag(config, url, flag, &detail)?;
     }
     Ok(())
+}
+
+/// Reports one taint flag (`corruption` or `secret`) for the session,
+/// with why: what the container found that the daemon cannot see (the
+/// project's files are in the container).
+pub fn report_flag(config: &Config, url: &str, flag: &str, detail: &str) -> Result<(), String> {
+    post_taint(config, url, json!({ "flag": flag, "detail": detail }))
 }
 
 fn post_taint(config: &Config, url: &str, body: Value) -> Result<(), String> {

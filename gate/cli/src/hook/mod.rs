@@ -445,8 +445,21 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
                 };
             }
             _ => {
+                // A secret the call's output showed is found here, where
+                // the project's files are; the daemon judges what the call
+                // read from its name and input.
+                let shown = event.seen.as_deref().and_then(|seen| {
+                    let mut g = Gate::new(config.clone());
+                    g.project = anchored_project.clone();
+                    g.secret_shown(&call, seen)
+                });
                 // Report first: the next decision must see this taint.
-                match crate::remote::report(&config, url, &call) {
+                let reported = crate::remote::report(&config, url, &call).and_then(|()| {
+                    shown.map_or(Ok(()), |why| {
+                        crate::remote::report_flag(&config, url, "secret", &why)
+                    })
+                });
+                match reported {
                     Ok(()) => {
                         answer(&P::render(Reply::Nothing));
                     }
