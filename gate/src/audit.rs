@@ -508,6 +508,24 @@ pub fn parse_since(s: &str, now_ms: i64) -> Option<i64> {
     Some(now_ms - n * mult)
 }
 
+/// How `bashgate audit` shows a recorded decision word: an allow that
+/// holds only fenced is `fenced`, as `bashgate check` says it.
+pub fn shown_word(recorded: &str) -> &str {
+    match recorded {
+        "allow-confined" => "fenced",
+        w => w,
+    }
+}
+
+/// The recorded word a `--decision` filter means (`fenced` is recorded as
+/// `allow-confined`, the hook protocol's word).
+pub fn recorded_word(filter: &str) -> &str {
+    match filter {
+        "fenced" => "allow-confined",
+        w => w,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,6 +16,10 @@ pub struct Client {
     /// Its name for people ("Claude Code").
     pub name: String,
     pub executables: Vec<String>,
+    /// Where the client installs itself off PATH, relative to the home
+    /// directory (Claude Code's local install, run through a shell alias).
+    #[serde(default)]
+    pub install_paths: Vec<String>,
     /// The shell tool's name as the client's hook matchers see it.
     pub shell_tool: String,
     /// The client's tool name = the gate's name.

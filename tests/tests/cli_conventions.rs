@@ -226,3 +226,36 @@ fn a_report_piped_into_head_ends_quietly() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// The home directory is not a project: its `.claude/settings.json` is the
+/// person's own for every project, and trusting it would trust everything.
+#[test]
+fn init_refuses_the_home_directory_as_a_project() {
+    let s = Sandbox::new();
+    let home = s.dir.path().join("home");
+    let o = s.run(&["init", "claude", "--dir", &home.display().to_string()]);
+    assert_eq!(o.status.code(), Some(2), "{:?}", text(&o));
+    assert!(text(&o).1.contains("--user"), "{:?}", text(&o));
+    assert!(!home.join(".claude/settings.json").exists());
+    // --user is the way to wire every project.
+    let o = s.run(&["init", "claude", "--user"]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    assert!(home.join(".claude/settings.json").exists());
+}
+
+/// The audit speaks `check`'s words: `fenced`, and an empty answer says
+/// why it may be empty.
+#[test]
+fn the_audit_takes_checks_word_for_fenced_and_says_when_nothing_matches() {
+    let s = Sandbox::new();
+    let o = s.run(&["check", "--", "ls"]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let o = s.run(&["audit", "--decision", "fenced"]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    assert_eq!(text(&o).0, "");
+    assert!(
+        text(&o).1.contains("`bashgate check` records nothing"),
+        "{:?}",
+        text(&o)
+    );
+}

@@ -28,7 +28,7 @@ fn discovery_order() {
     assert!(config_line(&s, &[]).contains("(user)"));
     let project = s.project().join(".bashgate.toml");
     std::fs::write(&project, "on_error = \"allow\"\n").unwrap();
-    assert!(config_line(&s, &[]).contains("(project)"));
+    assert!(config_line(&s, &[]).contains("(project, not trusted as it is"));
     let env = s.dir.path().join("env.toml");
     std::fs::write(&env, "").unwrap();
     s.set("BASHGATE_CONFIG", &env.display().to_string());
@@ -105,8 +105,8 @@ fn the_projects_policy_holds_in_subdirectories_and_files_layer() {
     c.current_dir(&deeper);
     let out = c.arg("config").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains(".bashgate.local.toml (local)"), "{text}");
-    assert!(text.contains(".bashgate.toml (project)"), "{text}");
+    assert!(text.contains(".bashgate.local.toml (local, "), "{text}");
+    assert!(text.contains(".bashgate.toml (project, "), "{text}");
     assert!(text.contains("config.toml (user)"), "{text}");
     assert!(text.contains("on_error = \"deny\""), "{text}");
     assert!(

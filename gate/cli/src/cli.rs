@@ -160,9 +160,18 @@ enum Command {
         #[arg(long)]
         tool: Option<String>,
         /// pass (no objection: the client's own rules decided), allow (you
-        /// approved it, or `auto_approve`), allow-confined (ran fenced),
-        /// ask, deny, or taint (what a finished call read).
-        #[arg(long, value_parser = ["pass", "allow", "allow-confined", "ask", "deny", "taint"])]
+        /// approved it, or `auto_approve`), fenced (let through only
+        /// fenced), ask, deny, or taint (what a finished call read).
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new([
+            clap::builder::PossibleValue::new("pass"),
+            clap::builder::PossibleValue::new("allow"),
+            clap::builder::PossibleValue::new("fenced"),
+            // The word the audit's JSON and the hook protocol use.
+            clap::builder::PossibleValue::new("allow-confined").hide(true),
+            clap::builder::PossibleValue::new("ask"),
+            clap::builder::PossibleValue::new("deny"),
+            clap::builder::PossibleValue::new("taint"),
+        ]))]
         decision: Option<String>,
         /// The layer that decided.
         #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(bashgate::decision::Layer::ALL.map(bashgate::decision::Layer::as_str)))]
@@ -588,6 +597,12 @@ pub fn run() -> ExitCode {
             let gate = bashgate::rules::GATE_RULES
                 .iter()
                 .map(|r| (r.id, r.name, "policy", r.summary));
+            if !json {
+                // The verdict a finding of the rule leaves a command at
+                // (safe: it is noted, the command stays provable); policy:
+                // a rule of the gate, not of the analyzer.
+                let _ = writeln!(out, "RULE   {:<22} {:<8} SUMMARY", "NAME", "VERDICT");
+            }
             for (id, name, verdict, summary) in analyzer.chain(gate) {
                 let _ = if json {
                     writeln!(
@@ -846,7 +861,7 @@ pub fn run() -> ExitCode {
             bashgate::audit::Filter {
                 session,
                 tool,
-                decision,
+                decision: decision.map(|d| bashgate::audit::recorded_word(&d).to_string()),
                 layer,
                 rule,
                 since_ms: None,

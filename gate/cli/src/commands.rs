@@ -142,9 +142,8 @@ pub fn init(
                     crate::hook::shell::SHELL_BINARY,
                     crate::init::hook_program().display()
                 ),
-                Some(Ok(crate::init::Wrapper::Set(_))) => println!(
-                    "  commands that may run only fenced run through bashgate's shell wrapper, {}",
-                    shell.display()
+                Some(Ok(crate::init::Wrapper::Set(_, named))) => println!(
+                    "  commands that may run only fenced run through bashgate's shell wrapper, {named}"
                 ),
                 Some(Ok(crate::init::Wrapper::KeptOther(v))) => eprintln!(
                     "bashgate init: the settings already run commands through {v:?}; kept. Without bashgate's shell wrapper there, {fenced_asks}"
@@ -219,9 +218,20 @@ fn settings_path(
     user: bool,
 ) -> Result<PathBuf, ExitCode> {
     if !user {
-        return Ok(dir
-            .unwrap_or_else(|| PathBuf::from("."))
-            .join(w.project_file()));
+        let dir = dir.unwrap_or_else(|| PathBuf::from("."));
+        // A project's settings there would be the person's own for every
+        // project (and the whole home trusted as one project).
+        let real = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+        let home = dirs::home_dir().and_then(|h| h.canonicalize().ok());
+        if real == Path::new("/") || Some(&real) == home.as_ref() {
+            eprintln!(
+                "bashgate {verb}: {} is not a project but your {} directory; run it in a project's directory (or --dir DIR), or with --user for every project",
+                real.display(),
+                if real == Path::new("/") { "root" } else { "home" }
+            );
+            return Err(ExitCode::from(2));
+        }
+        return Ok(dir.join(w.project_file()));
     }
     let Some(file) = w.user_file() else {
         eprintln!(
@@ -325,17 +335,16 @@ pub fn audit(
             r.to_json().to_string()
         } else {
             let taint = match (r.corruption, r.secret) {
-                (Some(c), Some(s)) => format!(
-                    " taint={}{}",
-                    if c { "C" } else { "-" },
-                    if s { "S" } else { "-" }
-                ),
-                _ => String::new(),
+                (Some(true), Some(true)) => " taint=untrusted+secret",
+                (Some(true), Some(false)) => " taint=untrusted",
+                (Some(false), Some(true)) => " taint=secret",
+                (Some(false), Some(false)) => " taint=none",
+                _ => "",
             };
             format!(
-                "{}  {:<5} {:<10} {:<12} {}{}{}  session={}{}\n    {}",
+                "{}  {:<6} {:<10} {:<12} {}{}{}  session={}{}\n    {}",
                 r.time,
-                r.decision,
+                audit::shown_word(&r.decision),
                 r.layer,
                 r.tool,
                 r.rule
@@ -358,6 +367,9 @@ pub fn audit(
         if writeln!(out, "{line}").is_err() {
             break;
         }
+    }
+    if rows.is_empty() && !json {
+        eprintln!("bashgate audit: no records match; the hooks record every call they see (`bashgate check` records nothing)");
     }
     ExitCode::SUCCESS
 }
@@ -507,13 +519,32 @@ pub fn config_check(flag: Option<&Path>, json: bool) -> ExitCode {
             ExitCode::SUCCESS
         };
     }
+    // A project's file is the person's only as they trusted it.
+    let trusted =
+        bashgate::trust::Trusted::load(&source.state_dir.clone().unwrap_or_else(|| c.state_dir()));
+    let label = |kind: &config::LayerKind, p: &Path| match kind {
+        config::LayerKind::Project | config::LayerKind::Local => {
+            let root = p.parent().unwrap_or(Path::new("/"));
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let content = std::fs::read(p).unwrap_or_default();
+            if trusted.file(root, name, &content) {
+                format!("{}, trusted as it is", kind.as_str())
+            } else {
+                format!(
+                    "{}, not trusted as it is: it may only tighten the gate",
+                    kind.as_str()
+                )
+            }
+        }
+        k => k.as_str().to_string(),
+    };
     // Most specific first: the file whose settings win.
     match source.layers.last() {
         None => println!("configuration: built-in defaults (no configuration file found)"),
-        Some((kind, p)) => println!("configuration: {} ({})", p.display(), kind.as_str()),
+        Some((kind, p)) => println!("configuration: {} ({})", p.display(), label(kind, p)),
     }
     for (kind, p) in source.layers.iter().rev().skip(1) {
-        println!("  under it: {} ({})", p.display(), kind.as_str());
+        println!("  under it: {} ({})", p.display(), label(kind, p));
     }
     let settings = config::merged_text(&source);
     if !settings.trim().is_empty() {

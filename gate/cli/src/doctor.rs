@@ -58,8 +58,14 @@ pub fn clients(cwd: &Path, home: Option<&Path>, path_var: Option<&str>) -> Vec<C
 
 fn client(w: &Wiring, cwd: &Path, home: Option<&Path>, path_var: Option<&str>) -> ClientReport {
     let (exes, _) = client_facts(w.client);
-    let installed = exes.iter().find_map(|e| on_path(e, path_var));
     let described = bashgate::clients::get(w.client);
+    let installed = exes.iter().find_map(|e| on_path(e, path_var)).or_else(|| {
+        let (c, h) = (described?, home?);
+        c.install_paths
+            .iter()
+            .map(|p| h.join(p))
+            .find(|p| is_executable(p))
+    });
     let mut wirings = Vec::new();
     let mut places = vec![("project", cwd.join(w.project_file()))];
     if let Some(c) = described {
@@ -522,9 +528,13 @@ pub fn run(profile: &str, json: bool) -> ExitCode {
         for r in &reports {
             let installed = match &r.installed {
                 Some(p) => format!("installed ({})", p.display()),
-                None => "not on PATH".to_string(),
+                None => "not found".to_string(),
             };
-            println!("{}: {}, {}", r.client, installed, r.status.to_uppercase());
+            let status = match r.status {
+                "not installed" => "WIRED, BUT THE CLIENT IS NOT HERE".to_string(),
+                s => s.to_uppercase(),
+            };
+            println!("{}: {installed}, {status}", r.client);
             for w in &r.wirings {
                 println!(
                     "  {} {}: {}",
@@ -544,7 +554,7 @@ pub fn run(profile: &str, json: bool) -> ExitCode {
             }
             if r.status == "not installed" {
                 println!(
-                    "  the client is not on PATH here, so nothing runs these hooks on this machine"
+                    "  the client is not on PATH (nor where it installs itself), so nothing runs these hooks on this machine"
                 );
             }
         }
@@ -552,8 +562,17 @@ pub fn run(profile: &str, json: bool) -> ExitCode {
         for line in &project.lines {
             println!("{line}");
         }
-        if !enforced {
-            println!();
+        println!();
+        if let (true, Some(_)) = (enforced, &project.config_error) {
+            println!("THE HOOKS ARE WIRED, BUT THE CONFIGURATION IS BROKEN: every tool call is asked about until it is fixed");
+        } else if enforced {
+            let by: Vec<&str> = reports
+                .iter()
+                .filter(|r| r.status == "enforced")
+                .map(|r| r.client)
+                .collect();
+            println!("ENFORCED here by: {}", by.join(", "));
+        } else {
             println!("NOTHING IS ENFORCED: no installed client here runs bashgate's hooks");
         }
     }
@@ -762,6 +781,28 @@ mod tests {
         let problems = codex.wirings[0].problems.join("\n");
         assert!(problems.contains("does not exist"), "{problems}");
         assert!(problems.contains("untrusted"), "{problems}");
+    }
+
+    #[test]
+    fn claude_codes_local_install_off_path_is_found() {
+        let t = tempfile::tempdir().unwrap();
+        let (proj, home) = (t.path().join("p"), t.path().join("h"));
+        std::fs::create_dir_all(&proj).unwrap();
+        let exe = std::env::current_exe().unwrap();
+        let hook = format!("{} hook claude", exe.display());
+        install(&CLAUDE, &proj.join(CLAUDE.project_file()), &hook, 60).unwrap();
+        let status = || {
+            let r = clients(&proj, Some(&home), Some(""));
+            let c = r.into_iter().find(|x| x.client == "claude").unwrap();
+            (c.status, c.installed)
+        };
+        assert_eq!(status().0, "not installed");
+        // Claude Code's local install, run through a shell alias.
+        std::fs::create_dir_all(home.join(".claude/local")).unwrap();
+        program(&home.join(".claude/local/claude"));
+        let (s, at) = status();
+        assert_eq!(at, Some(home.join(".claude/local/claude")));
+        assert_eq!(s, "enforced");
     }
 
     #[test]

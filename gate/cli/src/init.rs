@@ -273,8 +273,8 @@ pub fn uninstall(w: &Wiring, path: &Path) -> Result<Change, String> {
 /// What became of the client's shell-wrapper setting.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Wrapper {
-    /// Set to bashgate's wrapper (or already was).
-    Set(Change),
+    /// Set to bashgate's wrapper (or already was), named as written.
+    Set(Change, String),
     /// The settings name another program there, kept: it is the person's.
     KeptOther(String),
 }
@@ -315,7 +315,7 @@ pub fn install_wrapper(w: &Wiring, path: &Path, program: &Path) -> Option<Result
             .as_object_mut()
             .ok_or_else(|| format!("{}: \"env\" is not an object", path.display()))?;
         match env.get(var).and_then(Value::as_str) {
-            Some(v) if v == want => return Ok(Wrapper::Set(Change::Unchanged)),
+            Some(v) if v == want => return Ok(Wrapper::Set(Change::Unchanged, want)),
             // Another install's (an older path) is replaced; anyone
             // else's is kept.
             Some(v) if !is_a_wrapper(v) => return Ok(Wrapper::KeptOther(v.into())),
@@ -323,7 +323,7 @@ pub fn install_wrapper(w: &Wiring, path: &Path, program: &Path) -> Option<Result
         }
         env.insert(var.into(), json!(want));
         write_atomically(path, &root)?;
-        Ok(Wrapper::Set(Change::Updated))
+        Ok(Wrapper::Set(Change::Updated, want))
     })())
 }
 
@@ -459,6 +459,11 @@ fn write_atomically(path: &Path, root: &Value) -> Result<(), String> {
     let tmp = tempfile::NamedTempFile::new_in(dir)
         .map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
     std::fs::write(tmp.path(), text)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    // The file keeps its mode; a new one gets the mode of a file a team
+    // commits (the temporary file is created owner-only).
+    let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     tmp.persist(path)
         .map_err(|e| format!("cannot write {}: {}", path.display(), e.error))?;
@@ -696,6 +701,22 @@ mod tests {
     }
 
     #[test]
+    fn a_settings_file_keeps_its_mode() {
+        let t = tempfile::tempdir().unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let new = t.path().join("new/settings.json");
+        install(&CLAUDE, &new, "bashgate hook claude", 60).unwrap();
+        assert_eq!(mode(&new), 0o644, "a new file is one a team can commit");
+        let old = t.path().join("settings.json");
+        std::fs::write(&old, "{}").unwrap();
+        std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o640)).unwrap();
+        install(&CLAUDE, &old, "bashgate hook claude", 60).unwrap();
+        assert_eq!(mode(&old), 0o640);
+        uninstall(&CLAUDE, &old).unwrap();
+        assert_eq!(mode(&old), 0o640);
+    }
+
+    #[test]
     fn refuses_to_clobber_invalid_json_or_another_version() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("settings.json");
@@ -735,13 +756,16 @@ mod tests {
         install(&CLAUDE, &p, "/x/bashgate-hook claude", 60).unwrap();
         let prog = Path::new("/x/bashgate-shell");
         let set = install_wrapper(&CLAUDE, &p, prog).unwrap().unwrap();
-        assert_eq!(set, Wrapper::Set(Change::Updated));
+        assert_eq!(
+            set,
+            Wrapper::Set(Change::Updated, "/x/bashgate-shell".into())
+        );
         let v = read(&p);
         assert_eq!(v["env"]["CLAUDE_CODE_SHELL_PREFIX"], "/x/bashgate-shell");
         assert_eq!(v["hooks"], read(&p)["hooks"]);
         assert_eq!(
             install_wrapper(&CLAUDE, &p, prog).unwrap().unwrap(),
-            Wrapper::Set(Change::Unchanged)
+            Wrapper::Set(Change::Unchanged, "/x/bashgate-shell".into())
         );
         // An older install's is replaced; anyone else's is kept.
         let moved = Path::new("/y/z/bashgate-shell");

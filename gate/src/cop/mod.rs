@@ -169,7 +169,7 @@ impl Cop {
             let mut cop = Cop::named(&CopConfig::default(), runs_in);
             cop.key = None;
             cop.missing =
-                "no reviewer is configured (a [cop] table in the configuration turns it on)".into();
+                "no reviewer is configured; a [cop] table in the configuration turns it on".into();
             return cop;
         };
         Cop::named(c, runs_in)

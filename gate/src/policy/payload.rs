@@ -33,11 +33,17 @@ impl PolicyLayer for Payload {
         if let Subject::Bash(b) = &call.subject {
             if let Some((written, pattern)) = env.secret_paths().read_by(b.analysis) {
                 let rule = GateRule::SecretExfiltration;
+                // The pattern is worth naming only where it is not the name.
+                let matched = if written == pattern {
+                    String::new()
+                } else {
+                    format!(" (it matches `{pattern}`)")
+                };
                 return Step::Decide(Decision::ask(
                     Layer::Secrets,
                     rule,
                     format!(
-                        "bashgate asks the person about {}: it reaches the network and reads `{written}`, a secret file ({pattern}), in the same command ({}). Approve only if sending it is intended; otherwise leave the file out.",
+                        "bashgate asks the person about {}: it reaches the network and reads `{written}`, a secret file{matched}, in the same command ({}). Approve only if sending it is intended; otherwise leave the file out.",
                         call.what(),
                         rule.tag()
                     ),
