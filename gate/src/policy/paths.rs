@@ -148,6 +148,43 @@ pub struct PathPolicy {
     allowed: Vec<PathBuf>,
 }
 
+/// The directories a command's relative paths may be read from: the
+/// hook's `cwd`, and every directory a `cd` or `pushd` in it may move to
+/// (`cd` alone: the home directory).
+pub(crate) struct WorkingDirs {
+    pub bases: Vec<PathBuf>,
+    /// Why a relative path could mean anywhere: a `cd` to a directory
+    /// known only at run time.
+    pub unknown: Option<String>,
+}
+
+pub(crate) fn working_dirs(call: &BashCall) -> WorkingDirs {
+    let mut dirs = WorkingDirs {
+        bases: vec![call.cwd.to_path_buf()],
+        unknown: None,
+    };
+    for (program, inv) in call.named() {
+        if matches!(program, "cd" | "pushd") {
+            match inv.options().operands.first().map(|&i| &inv.args[i]) {
+                Some(Some(t)) => {
+                    if let Some(p) = resolve(call.cwd, t) {
+                        dirs.bases.push(p);
+                    }
+                }
+                Some(None) => {
+                    dirs.unknown = Some("`cd` to a directory known only at run time".into())
+                }
+                None => {
+                    if let Some(h) = home() {
+                        dirs.bases.push(h);
+                    }
+                }
+            }
+        }
+    }
+    dirs
+}
+
 impl PathPolicy {
     /// Resolves `allowed_dirs` (relative entries against `cwd`).
     pub fn new(allowed_dirs: &[String], cwd: &Path) -> PathPolicy {
@@ -164,29 +201,9 @@ impl PathPolicy {
     }
 
     pub fn check(&self, call: &BashCall) -> PathOutcome {
-        let mut unsettled = Vec::new();
-        // `cd` changes what relative paths mean: check them from every
-        // directory the command may be in.
-        let mut bases = vec![call.cwd.to_path_buf()];
-        for (program, inv) in call.named() {
-            if matches!(program, "cd" | "pushd") {
-                match inv.options().operands.first().map(|&i| &inv.args[i]) {
-                    Some(Some(t)) => {
-                        if let Some(p) = resolve(call.cwd, t) {
-                            bases.push(p);
-                        }
-                    }
-                    Some(None) => {
-                        unsettled.push("`cd` to a directory known only at run time".into())
-                    }
-                    None => {
-                        if let Some(h) = home() {
-                            bases.push(h);
-                        }
-                    }
-                }
-            }
-        }
+        let dirs = working_dirs(call);
+        let bases = dirs.bases;
+        let mut unsettled: Vec<String> = dirs.unknown.into_iter().collect();
         for inv in &call.analysis.invocations {
             let Some(program) = inv.program.as_deref() else {
                 unsettled.push("a program whose name is known only at run time".into());

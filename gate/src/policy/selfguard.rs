@@ -275,6 +275,12 @@ impl SelfGuard {
     pub fn check_bash_tainted(&self, call: &BashCall, tainted: bool) -> Option<Decision> {
         let data = &*DATA;
         let mut asked: Option<Decision> = None;
+        // After a `cd`, a relative path names a place under the new
+        // directory: every directory the command may be in is checked.
+        let dirs = super::paths::working_dirs(call);
+        let place = |written: &str| first_place(dirs.bases.iter().map(|b| self.place(b, written)));
+        let place_shape =
+            |shape: &str| first_place(dirs.bases.iter().map(|b| self.place_shape(b, shape)));
         for (program, inv) in call.named() {
             let name = base_name(program);
             let what = || format!("`{}`", call.snippet(inv));
@@ -291,7 +297,7 @@ impl SelfGuard {
             }
             // The analyzer's write model: what it writes and removes.
             for shape in &inv.writes {
-                match self.place_shape(call.cwd, shape) {
+                match place_shape(shape) {
                     Some(Place::Inside(p)) => return Some(deny(&what(), shape, &p)),
                     Some(Place::Above(ps)) => {
                         if let Some(p) = ps.iter().find(|p| copies_name_into(inv, p)) {
@@ -302,7 +308,7 @@ impl SelfGuard {
                 }
             }
             for shape in &inv.removes {
-                match self.place_shape(call.cwd, shape) {
+                match place_shape(shape) {
                     Some(Place::Inside(p)) => return Some(deny(&what(), shape, &p)),
                     // find removes what its expression matches under its
                     // starting points, not the starting points themselves.
@@ -327,6 +333,18 @@ impl SelfGuard {
                         ask(&what(), &format!("it writes or removes `{shape}`, a path known only at run time, and the session is tainted; it could be one of bashgate's files"))
                     });
                 }
+                if let Some(why) = &dirs.unknown {
+                    if let Some(shape) = inv
+                        .writes
+                        .iter()
+                        .chain(&inv.removes)
+                        .find(|s| !s.starts_with(['/', '~']))
+                    {
+                        asked.get_or_insert_with(|| {
+                            ask(&what(), &format!("it writes or removes `{shape}` after a {why}, and the session is tainted; it could be one of bashgate's files"))
+                        });
+                    }
+                }
             }
             // Trees written over protected files: asked in a tainted
             // session (untainted, `git checkout main` in a project with
@@ -348,7 +366,7 @@ impl SelfGuard {
                 if v.is_empty() || v.starts_with('-') || v.contains("://") {
                     continue;
                 }
-                if let Some(Place::Inside(p)) = self.place(call.cwd, v) {
+                if let Some(Place::Inside(p)) = place(v) {
                     return Some(deny(&what(), v, &p));
                 }
             }
@@ -367,7 +385,7 @@ impl SelfGuard {
             }
             let shape = r.target.clone();
             if let Some(t) = &shape {
-                if let Some(Place::Inside(p)) = self.place(call.cwd, t) {
+                if let Some(Place::Inside(p)) = place(t) {
                     return Some(deny("this command", t, &p));
                 }
             }
@@ -583,6 +601,21 @@ fn bashgate_changes(inv: &Invocation, what: &str) -> Option<Decision> {
 }
 
 /// Every client's settings, in projects and at home (the client table).
+/// The place a path has from whichever working directory puts it inside a
+/// protected path, else above one.
+fn first_place(places: impl Iterator<Item = Option<Place>>) -> Option<Place> {
+    let mut above = None;
+    for p in places.flatten() {
+        match p {
+            Place::Inside(_) => return Some(p),
+            Place::Above(_) => {
+                above.get_or_insert(p);
+            }
+        }
+    }
+    above
+}
+
 fn client_settings() -> impl Iterator<Item = &'static str> {
     crate::clients::settings_patterns().chain(crate::clients::user_settings())
 }
@@ -747,6 +780,48 @@ mod tests {
             .check_path("Write", &proj, ".claude/settings.json")
             .is_some());
         assert!(g.check_path("Write", &proj, "src/main.rs").is_none());
+    }
+
+    /// A relative path after `cd` names a place under the new directory:
+    /// `cd STATE/.. && rm -rf state` removes the state as surely as
+    /// `rm -rf STATE` does.
+    #[test]
+    fn a_path_after_cd_is_judged_where_the_command_moved() {
+        let t = tempfile::tempdir().unwrap();
+        let state = t.path().join("home/.local/state/bashgate");
+        std::fs::create_dir_all(&state).unwrap();
+        let proj = t.path().join("proj");
+        std::fs::create_dir_all(&proj).unwrap();
+        let cfg = t.path().join("home/.config/bashgate/config.toml");
+        let g = SelfGuard::new(&state, Some(&cfg), &proj);
+        let home = t.path().join("home").display().to_string();
+        for cmd in [
+            format!("cd {home} && rm -rf .local/state/bashgate"),
+            format!("cd {home}/.local && rm -rf state"),
+            format!("cd {home}/.config/bashgate && echo x > config.toml"),
+            format!("pushd {home}/.local/state >/dev/null; rm -r bashgate"),
+            format!("cd {home}; touch .local/state/bashgate/sessions/x.json"),
+        ] {
+            assert!(denied(&g, &proj, &cmd), "{cmd}");
+        }
+        // The project's own work after a cd stays allowed.
+        for cmd in [
+            "cd sub && rm -rf build".to_string(),
+            format!("cd {home} && ls -la && cat .local/state/bashgate/x"),
+        ] {
+            assert!(!denied(&g, &proj, &cmd), "{cmd}");
+        }
+        // A cd to a place known only at run time, tainted: asked.
+        let cmd = "cd \"$D\" && rm -rf state";
+        let a = analyze(cmd);
+        let call = BashCall {
+            command: cmd,
+            analysis: &a,
+            cwd: &proj,
+        };
+        let d = g.check_bash_tainted(&call, true).unwrap();
+        assert_eq!(d.permission, crate::decision::Permission::Ask);
+        assert!(g.check_bash_tainted(&call, false).is_none());
     }
 
     #[test]
