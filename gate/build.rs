@@ -45,10 +45,13 @@ fn rule_names(table: &toml::Value, consts: &mut String) {
         ("programs", "DESTRUCTIVE_PROGRAMS"),
         ("program_prefixes", "DESTRUCTIVE_PROGRAM_PREFIXES"),
     ] {
-        let mut names: Vec<&str> = table["rule"]
-            .as_array()
-            .expect("destructive.toml has [[rule]]s")
+        let mut names: Vec<&str> = ["rule", "code"]
             .iter()
+            .flat_map(|t| {
+                table[*t]
+                    .as_array()
+                    .expect("destructive.toml has [[rule]]s and [[code]]s")
+            })
             .filter_map(|r| r.get(key).and_then(toml::Value::as_array))
             .flatten()
             .map(|n| n.as_str().expect("program names are strings"))

@@ -77,6 +77,19 @@ impl Invocation {
             .as_deref()
             .and_then(|p| Catalog::builtin().lookup(p.rsplit('/').next().unwrap_or(p)))
             .map(|(_, e)| e);
+        // A subcommand's own options that take a value are read with the
+        // program's (`git checkout -bfix`).
+        let extended;
+        let entry = match (entry, self.subcommand()) {
+            (Some(e), Sub::Found(_, s)) if e.subcommand_options_with_value.contains_key(s) => {
+                let mut e = e.clone();
+                e.options_with_value
+                    .extend(e.subcommand_options_with_value[s].iter().cloned());
+                extended = e;
+                Some(&extended)
+            }
+            (e, _) => e,
+        };
         let reading = match entry {
             Some(e) => crate::option_table::reading(e, &texts),
             None => crate::option_table::read_gnu(None, &texts),

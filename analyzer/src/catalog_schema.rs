@@ -150,6 +150,10 @@ pub struct Entry {
     /// the program's class.
     #[serde(default)]
     pub subcommands: BTreeMap<String, Class>,
+    /// Options of a subcommand that take a value, beyond
+    /// `options_with_value` (`git checkout -b NAME`: `-bfix` is not `-f`).
+    #[serde(default)]
+    pub subcommand_options_with_value: BTreeMap<String, Vec<String>>,
     /// Whether `--` ends option scanning for escapes (GNU style).
     #[serde(default = "yes")]
     pub end_of_options: bool,

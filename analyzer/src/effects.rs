@@ -29,7 +29,19 @@ pub(crate) struct FileEffects {
 /// run time where find reads a primary may be `-delete`.
 pub(crate) fn find_removes(args: &[Arg]) -> Vec<String> {
     let dynamic = find_run_time_primaries(args);
-    if !args.iter().any(|a| a.text() == Some("-delete")) && dynamic.is_empty() {
+    // `-delete` as find's own primary, not a word of the command an
+    // `-exec` runs (`find . -exec echo -delete \;`).
+    let mut in_exec = false;
+    let deletes = args.iter().any(|a| {
+        match a.text() {
+            Some("-exec" | "-execdir" | "-ok" | "-okdir") if !in_exec => in_exec = true,
+            Some(";" | "+") if in_exec => in_exec = false,
+            Some("-delete") if !in_exec => return true,
+            _ => {}
+        }
+        false
+    });
+    if !deletes && dynamic.is_empty() {
         return Vec::new();
     }
     // find's own leading options (-H, -L, -P, -O3, -D debug) come first.

@@ -73,6 +73,11 @@ pub fn parse(entry: &Entry, args: &[Arg], mode: Mode) -> Result<Parsed, String> 
             p.command = Some(i);
             return Ok(p);
         };
+        // A lone `-` that the entry lists as a flag (`env -`, `su -`).
+        if s == "-" && entry.flags.iter().any(|f| f == "-") {
+            p.seen.push("-".into());
+            continue;
+        }
         if entry.assignments && s.find('=').is_some_and(|k| k > 0) {
             let (name, _) = s.split_once('=').unwrap_or((s, ""));
             p.assignments.push((name.to_string(), args[i].clone()));

@@ -783,10 +783,14 @@ fn find_start_prefix(rest: &[Arg]) -> String {
     prefix
 }
 
+/// Each replacement string becomes a quoted expansion: parallel quotes the
+/// input it puts there (data, never code), and where it points is known
+/// only at run time (`parallel rm -rf {} ::: ~/a` deletes outside the
+/// tree).
 fn replace_parallel_fields(t: &str) -> String {
     let mut s = t.to_string();
     for f in ["{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}"] {
-        s = s.replace(f, "ARG");
+        s = s.replace(f, "\"$PARALLEL_INPUT\"");
     }
     s
 }

@@ -1,18 +1,24 @@
-//! Destructive local commands (the protection profiles): deleting the home
-//! directory, the filesystem root, system directories or the project;
-//! writing to disks; throwing away git history or uncommitted work;
-//! privilege; killing processes that are not the project's. `standard` asks
-//! the person, `strict` denies, `minimal` lets the taint cascade decide as
-//! before. The patterns are data (`data/destructive.toml`), matched against
-//! the analyzer's resolved invocations, never against the command's text.
+//! Destructive local commands (the protection profiles): deleting,
+//! moving away or overwriting anything outside the project, the project
+//! itself or its repository; writing to disks; throwing away git history
+//! or uncommitted work; interpreter code that deletes or starts programs;
+//! privilege; killing processes that are not the project's. `standard`
+//! asks the person, `strict` denies, `minimal` lets the taint cascade
+//! decide as before. Where a command may change files is an allowlist (the
+//! project's inside and scratch directories), never a list of dangerous
+//! places. The patterns are data (`data/destructive.toml`), matched against
+//! the analyzer's resolved invocations and write model, never against the
+//! command's text.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::LazyLock;
 
 use bashgate_analyzer::argv::Sub;
 use bashgate_analyzer::Invocation;
 use serde::Deserialize;
 
+use super::paths::{resolve, working_dirs};
+use super::selfguard::glob_match;
 use super::{base_name, reason, BashCall, Call, Env, PolicyLayer, Step};
 use crate::config::{Config, Profile};
 use crate::decision::{Decision, Layer};
@@ -25,11 +31,26 @@ static DATA: LazyLock<Data> =
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Data {
-    system_dirs: Vec<String>,
-    top_dirs: Vec<String>,
+    /// Directories outside the project where deleting is everyday work.
+    scratch: Vec<String>,
     block_devices: Vec<String>,
     protected_branches: Vec<String>,
+    find: FindData,
     rule: Vec<Rule>,
+    code: Vec<Code>,
+}
+
+/// How find's expression is read.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FindData {
+    /// Tests that narrow what find matches: with one, find from the
+    /// project's top is not "the whole project".
+    narrowing: Vec<String>,
+    /// Actions that run a program on what find matches.
+    exec: Vec<String>,
+    /// Programs that only read, which find may run on anything it finds.
+    exec_reads: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -60,25 +81,40 @@ struct Rule {
     #[serde(default)]
     skip: usize,
     /// Wrappers whose own rule covers this program (`find -exec rm {}` is
-    /// judged by where find looks).
+    /// judged by the find rule).
     #[serde(default)]
     not_via: Vec<String>,
     what: String,
     instead: String,
 }
 
-/// Which arguments must name a protected place for the rule to apply.
+/// Code an interpreter is given on its command line.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Code {
+    language: String,
+    programs: Vec<String>,
+    #[serde(default)]
+    program_prefixes: Vec<String>,
+    /// The options whose value is the code.
+    options: Vec<String>,
+    /// Calls that delete files or start programs, as substrings.
+    calls: Vec<String>,
+}
+
+/// Which arguments must be outside the places a command may change for
+/// the rule to apply.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 enum Target {
     /// No condition on the arguments beyond the rule's flags.
     #[default]
     None,
-    /// Some operand is a protected place.
+    /// Some operand is not a place the command may change.
     Operands,
-    /// Some starting point (the operands before the first option) is the
-    /// root, the home directory or a system directory.
-    Roots,
+    /// find: it deletes or runs a changing program under a starting point
+    /// that is not a place it may change.
+    Tree,
     /// Some process name is not one the project may stop (seed 003's list).
     Processes,
 }
@@ -96,11 +132,12 @@ pub fn build(cfg: &Config) -> Option<Box<dyn PolicyLayer + Send + Sync>> {
 }
 
 impl PolicyLayer for Destructive {
-    fn check(&self, call: &Call, _env: &dyn Env) -> Step {
+    fn check(&self, call: &Call, env: &dyn Env) -> Step {
         let Some(b) = call.bash() else {
             return Step::Pass;
         };
-        let Some((snippet, why, instead)) = find(b) else {
+        let project = env.project().unwrap_or(b.cwd);
+        let Some((snippet, why, instead)) = find(b, project) else {
             return Step::Pass;
         };
         let rule = GateRule::Destructive;
@@ -123,39 +160,93 @@ impl PolicyLayer for Destructive {
 }
 
 /// The first destructive thing a command does: where, what, what instead.
-fn find(b: &BashCall) -> Option<(String, String, String)> {
-    if !b.analysis.invocations.iter().any(named_by_a_rule)
+fn find(b: &BashCall, project: &Path) -> Option<(String, String, String)> {
+    let invs = &b.analysis.invocations;
+    if !invs
+        .iter()
+        .any(|i| named_by_a_rule(i) || !i.writes.is_empty() || !i.removes.is_empty())
         && !b.analysis.redirects.iter().any(|r| r.writes())
     {
         // Nothing a rule is about: the tables need not be parsed.
         return None;
     }
     let data = &*DATA;
-    let places = Places::new(b.cwd, data);
-    for inv in &b.analysis.invocations {
+    let places = Places::new(b, project, data);
+    for inv in invs {
         let Some(program) = inv.program.as_deref() else {
             continue;
         };
         let name = base_name(program);
+        let snippet = || format!("`{}`", b.snippet(inv));
         for r in &data.rule {
             if let Some(detail) = r.matches(name, inv, &places) {
                 let why = match detail {
                     Some(d) => format!("{} ({d})", r.what),
                     None => r.what.clone(),
                 };
-                return Some((format!("`{}`", b.snippet(inv)), why, r.instead.clone()));
+                return Some((snippet(), why, r.instead.clone()));
+            }
+        }
+        if let Some((language, call)) = data.code.iter().find_map(|c| c.calls_in(name, inv)) {
+            return Some((
+                snippet(),
+                format!("runs {language} code that deletes files or starts programs (`{call}`)"),
+                "do the work with commands bashgate can read, or ask the person".into(),
+            ));
+        }
+        // The write model: what it deletes, moves away or overwrites. find
+        // and what it runs are the find rule's.
+        if name == "find" || inv.via.iter().any(|v| v == "find") {
+            continue;
+        }
+        for shape in &inv.removes {
+            if let Some(why) = places.changes(shape).denied() {
+                return Some((
+                    snippet(),
+                    format!("deletes or moves away files ({why})"),
+                    "change only files inside the project; leave the rest to the person".into(),
+                ));
+            }
+        }
+        for shape in &inv.writes {
+            if let Some(why) = places.writes(shape) {
+                return Some((
+                    snippet(),
+                    format!("overwrites files ({why})"),
+                    "write inside the project or a temporary directory".into(),
+                ));
             }
         }
     }
     for r in b.analysis.redirects.iter().filter(|r| r.writes()) {
-        if let Some(t) = r.target.as_deref() {
-            if data.block_devices.iter().any(|d| t.starts_with(d.as_str())) {
-                return Some((
-                    format!("the redirect `{} {t}`", r.op),
-                    "writes onto a disk device".into(),
-                    "write to a file in the project".into(),
-                ));
+        let Some(t) = r.target.as_deref() else {
+            // A target known only at run time: judged as a write.
+            if r.op.contains(">>") {
+                continue;
             }
+            return Some((
+                format!("the redirect `{} …`", r.op),
+                "overwrites a file known only at run time, which may be anywhere".into(),
+                "write to a file in the project, named".into(),
+            ));
+        };
+        if data.block_devices.iter().any(|d| t.starts_with(d.as_str())) {
+            return Some((
+                format!("the redirect `{} {t}`", r.op),
+                "writes onto a disk device".into(),
+                "write to a file in the project".into(),
+            ));
+        }
+        // Appending destroys nothing.
+        if r.op.contains(">>") {
+            continue;
+        }
+        if let Some(why) = places.writes(t) {
+            return Some((
+                format!("the redirect `{} {t}`", r.op),
+                format!("overwrites a file ({why})"),
+                "write inside the project or a temporary directory".into(),
+            ));
         }
     }
     None
@@ -224,29 +315,22 @@ impl Rule {
             return None;
         }
         let shapes = &inv.shapes[inv.shapes.len().saturating_sub(rest.len())..];
+        // The operands as the one reader read them (option values are
+        // not operands: `chmod -R --reference=f`).
         let operands = || {
-            let mut past_options = false;
-            rest.iter().zip(shapes).filter_map(move |(a, shape)| {
-                if a.as_deref() == Some("--") {
-                    past_options = true;
-                    return None;
-                }
-                let option = !past_options && shape.starts_with('-') && shape.len() > 1;
-                (!option).then_some(shape.as_str())
-            })
+            options
+                .operands
+                .iter()
+                .filter(move |&&i| i >= from)
+                .filter_map(|&i| inv.shapes.get(i).map(String::as_str))
         };
         match self.target {
             Target::None => Some(self.push_detail(name, inv, places)),
             Target::Operands => operands()
                 .skip(self.skip)
-                .find_map(|s| places.protected(s))
+                .find_map(|s| places.changes(s).denied())
                 .map(Some),
-            Target::Roots => rest
-                .iter()
-                .zip(shapes)
-                .take_while(|(_, s)| !s.starts_with(['-', '(', '!']))
-                .find_map(|(_, s)| places.root(s))
-                .map(Some),
+            Target::Tree => find_tree(rest, shapes, places).map(Some),
             Target::Processes => {
                 let allowed = super::allowlist::pkill_allowed();
                 operands()
@@ -282,119 +366,299 @@ impl Rule {
     }
 }
 
-/// The places a destructive command must not reach.
+/// find's own reading: its starting points, whether it deletes or runs a
+/// program that is not a reader on what it finds, and whether a test
+/// narrows what it finds. Why, when a starting point is not a place it
+/// may change.
+fn find_tree(args: &[Option<String>], shapes: &[String], places: &Places) -> Option<String> {
+    let find = &places.data.find;
+    // Leading options -H -L -P -D opts -O level, then starting points.
+    let mut i = 0;
+    while let Some(Some(a)) = args.get(i) {
+        match a.as_str() {
+            "-H" | "-L" | "-P" => i += 1,
+            "-D" => i += 2,
+            a if a.starts_with("-O") => i += 1,
+            _ => break,
+        }
+    }
+    let mut starts: Vec<&str> = Vec::new();
+    while let Some(s) = shapes.get(i) {
+        if args[i].is_some() && (s.starts_with('-') || matches!(s.as_str(), "(" | "!" | ",")) {
+            break;
+        }
+        starts.push(s);
+        i += 1;
+    }
+    if starts.is_empty() {
+        starts.push(".");
+    }
+    let (mut changes, mut narrowed) = (false, false);
+    let mut program: Option<String> = None;
+    while i < args.len() {
+        let Some(a) = args[i].as_deref() else {
+            // A word known only at run time may be -delete.
+            changes = true;
+            i += 1;
+            continue;
+        };
+        i += 1;
+        if a == "-delete" {
+            changes = true;
+        } else if find.exec.iter().any(|e| e == a) {
+            // The program, then its arguments up to `;` or `+`.
+            let run = args.get(i).cloned().flatten();
+            let reads = run
+                .as_deref()
+                .is_some_and(|p| find.exec_reads.iter().any(|r| r == base_name(p)));
+            if !reads {
+                changes = true;
+                program = program.or(run);
+            }
+            while let Some(w) = args.get(i) {
+                i += 1;
+                if matches!(w.as_deref(), Some(";" | "+")) {
+                    break;
+                }
+            }
+        } else if find.narrowing.iter().any(|n| n == a) {
+            narrowed = true;
+        }
+    }
+    if !changes {
+        return None;
+    }
+    let runs = program
+        .map(|p| format!(", running `{p}`"))
+        .unwrap_or_default();
+    starts.iter().find_map(|s| match places.changes(s) {
+        // Narrowed, find from the project's top changes only some files.
+        Where::Project if narrowed => None,
+        w => w.denied().map(|why| format!("{why}{runs}")),
+    })
+}
+
+impl Code {
+    /// The language and the call, when `inv` runs this language's code
+    /// that holds one of its calls.
+    fn calls_in(&self, name: &str, inv: &Invocation) -> Option<(&str, &str)> {
+        if !names(&self.programs, &self.program_prefixes, name) {
+            return None;
+        }
+        let mut code: Vec<&str> = Vec::new();
+        let mut next_is_code = false;
+        for a in &inv.shapes {
+            if std::mem::take(&mut next_is_code) {
+                code.push(a);
+                continue;
+            }
+            if a == "--" || (!a.starts_with('-') && !code.is_empty()) {
+                break;
+            }
+            for o in &self.options {
+                if let Some(v) = a.strip_prefix(&format!("{o}=")) {
+                    code.push(v);
+                } else if a == o
+                    // At the end of a cluster of single letters: `-lne`.
+                    || (o.len() == 2
+                        && !a.starts_with("--")
+                        && a.len() > 2
+                        && a.ends_with(&o[1..]))
+                {
+                    next_is_code = true;
+                } else if o.len() == 2 && !a.starts_with("--") && a.starts_with(o.as_str()) {
+                    // Attached: `-cCODE`.
+                    code.push(&a[2..]);
+                }
+            }
+        }
+        code.iter().find_map(|c| {
+            self.calls
+                .iter()
+                .find(|call| c.contains(call.as_str()))
+                .map(|call| (self.language.as_str(), call.as_str()))
+        })
+    }
+}
+
+/// Where a path is, for a command that changes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Where {
+    /// Strictly inside the project (not its repository), or inside a
+    /// scratch directory.
+    Fine,
+    /// The project's top directory itself (or `*` there).
+    Project,
+    /// The project's `.git`, something in it, or a glob that can match it.
+    Repository,
+    /// Outside the project and the scratch directories, or not known: why.
+    Outside(String),
+}
+
+impl Where {
+    /// Why the command may not change it there (`None`: it may).
+    fn denied(self) -> Option<String> {
+        match self {
+            Where::Fine => None,
+            Where::Project => Some("that is the whole project".into()),
+            Where::Repository => Some("that is the repository itself, its history".into()),
+            Where::Outside(why) => Some(why),
+        }
+    }
+}
+
+/// The places a destructive command may change: by allowlist.
 struct Places<'a> {
-    cwd: PathBuf,
+    /// The directories a relative path may be read from (after `cd`).
+    bases: Vec<PathBuf>,
+    unknown_cd: Option<String>,
+    project: PathBuf,
     home: Option<PathBuf>,
+    scratch: Vec<PathBuf>,
     data: &'a Data,
 }
 
 impl<'a> Places<'a> {
-    fn new(cwd: &Path, data: &'a Data) -> Places<'a> {
+    fn new(b: &BashCall, project: &Path, data: &'a Data) -> Places<'a> {
+        let dirs = working_dirs(b);
+        let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let mut scratch: Vec<PathBuf> = data.scratch.iter().map(|s| canon(Path::new(s))).collect();
+        // The temporary directory the environment names, unless it is the
+        // project or holds it.
+        let tmp = canon(&std::env::temp_dir());
+        let project = canon(project);
+        let home = resolve(Path::new("/"), "~");
+        let holds =
+            |p: &Path| project.starts_with(p) || home.as_deref().is_some_and(|h| h.starts_with(p));
+        if !holds(&tmp) {
+            scratch.push(tmp);
+        }
         Places {
-            cwd: cwd.to_path_buf(),
-            home: std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(PathBuf::from)
-                .or_else(dirs::home_dir),
+            bases: dirs.bases,
+            unknown_cd: dirs.unknown,
+            home,
+            project,
+            scratch,
             data,
         }
     }
 
-    /// Why an operand (its shape: `*` for run-time parts) is protected.
-    fn protected(&self, shape: &str) -> Option<String> {
-        if let Some(w) = self.root(shape) {
-            return Some(w);
-        }
-        let trimmed = shape.trim_end_matches('/');
-        let last = trimmed.rsplit('/').next().unwrap_or(trimmed);
-        if last == ".git" {
-            return Some(format!("`{shape}` is the repository itself"));
-        }
-        let resolved = self.resolve(shape);
-        if self.cwd.starts_with(&resolved) {
-            return Some(format!("`{shape}` is the project or a directory above it"));
-        }
-        if matches!(trimmed, "." | ".." | "./*" | "*" | "../*") {
-            return Some(format!("`{shape}` is the whole project"));
-        }
-        None
-    }
-
-    /// A starting point that may be anywhere (its leading part is known
-    /// only at run time), or the root, the home directory or a system
-    /// directory.
-    fn root(&self, shape: &str) -> Option<String> {
-        // `*` alone, or a run-time part before the first `/`: it can be
-        // anywhere. (`*.o` stays in the working directory.)
-        if shape == "*" || shape.is_empty() {
-            return Some(
+    /// Where `shape` (a path as written, `*` for parts known only at run
+    /// time) is, for a command that deletes, moves or empties it; the worst
+    /// over every directory the command may be in.
+    fn changes(&self, shape: &str) -> Where {
+        if shape.is_empty() || shape == "*" {
+            return Where::Outside(
                 "an operand is known only at run time (a variable, a glob or a substitution), so it may be anywhere"
                     .into(),
             );
         }
-        if shape.starts_with("*/") || (shape.starts_with('*') && shape.contains('/')) {
-            return Some(format!(
-                "`{shape}` starts with a part known only at run time"
+        if shape.starts_with('*') && shape.contains('/') {
+            return Where::Outside(format!(
+                "`{shape}` starts with a part known only at run time, so it may be anywhere"
             ));
         }
-        self.system_root(shape)
-    }
-
-    /// The root, the home directory or a system directory.
-    fn system_root(&self, shape: &str) -> Option<String> {
-        let p = shape.trim_end_matches("/*").trim_end_matches('/');
-        if p.is_empty() {
-            return Some(format!("`{shape}` is the filesystem root"));
-        }
-        if p == "~" || p == "$HOME" {
-            return Some(format!("`{shape}` is the home directory"));
-        }
-        let resolved = self.resolve(shape);
-        if self.home.as_ref().is_some_and(|h| *h == resolved) {
-            return Some(format!("`{shape}` is the home directory"));
-        }
-        let abs = resolved.to_string_lossy();
-        if let Some(d) = self
-            .data
-            .system_dirs
-            .iter()
-            .find(|d| abs == d.as_str() || abs.starts_with(&format!("{d}/")))
-        {
-            return Some(format!("`{shape}` is in the system directory {d}"));
-        }
-        let parent = resolved.parent().map(|p| p.to_string_lossy().into_owned());
-        self.data
-            .top_dirs
-            .iter()
-            .find(|d| abs == d.as_str() || parent.as_deref() == Some(d.as_str()))
-            .map(|d| format!("`{shape}` is {d} or directly inside it"))
-    }
-
-    /// A path as written, made absolute against the working directory, with
-    /// `~` expanded and `.`/`..` applied (lexically: nothing is read).
-    fn resolve(&self, shape: &str) -> PathBuf {
-        let expanded = match (shape.strip_prefix('~'), &self.home) {
-            (Some(rest), Some(h)) if rest.is_empty() || rest.starts_with('/') => {
-                h.join(rest.trim_start_matches('/'))
+        let relative = !shape.starts_with(['/', '~']);
+        if relative {
+            if let Some(why) = &self.unknown_cd {
+                return Where::Outside(format!("`{shape}` is read after a {why}"));
             }
-            _ => PathBuf::from(shape),
-        };
-        let mut out = if expanded.is_absolute() {
-            PathBuf::from("/")
+        }
+        let bases: &[PathBuf] = if relative {
+            &self.bases
         } else {
-            self.cwd.clone()
+            &self.bases[..1]
         };
-        for c in expanded.components() {
-            match c {
-                std::path::Component::ParentDir => {
-                    out.pop();
+        let mut worst = Where::Fine;
+        for base in bases {
+            let w = self.at(base, shape);
+            if w != Where::Fine {
+                worst = w;
+                if matches!(worst, Where::Outside(_)) {
+                    break;
                 }
-                std::path::Component::Normal(n) => out.push(n),
-                _ => {}
             }
         }
-        out
+        worst
+    }
+
+    fn at(&self, base: &Path, shape: &str) -> Where {
+        let Some(resolved) = resolve(base, shape) else {
+            return Where::Outside(format!("`{shape}` is in another user's home directory"));
+        };
+        // The nearest of the project, the home directory and the scratch
+        // directories that holds the path decides (a home under /tmp is
+        // still a home; a temporary directory under the home is scratch).
+        let depth = |p: &Path| p.components().count();
+        let scratch = self
+            .scratch
+            .iter()
+            .filter(|s| resolved.starts_with(s) && resolved != **s)
+            .map(|s| depth(s))
+            .max();
+        let home = self
+            .home
+            .as_deref()
+            .filter(|h| resolved.starts_with(h))
+            .map(depth);
+        let project = resolved
+            .starts_with(&self.project)
+            .then(|| depth(&self.project));
+        if scratch.is_some() && scratch > home && scratch > project {
+            return Where::Fine;
+        }
+        if let Ok(inside) = resolved.strip_prefix(&self.project) {
+            let parts: Vec<&str> = inside
+                .components()
+                .filter_map(|c| match c {
+                    Component::Normal(n) => n.to_str(),
+                    _ => None,
+                })
+                .collect();
+            let top = parts.first().copied();
+            return match top {
+                None => Where::Project,
+                Some(".git") => Where::Repository,
+                Some(t) if parts.len() == 1 && t.contains(['*', '?', '[']) => {
+                    if glob_match(t, ".git") {
+                        Where::Repository
+                    } else if t == "*" {
+                        Where::Project
+                    } else {
+                        Where::Fine
+                    }
+                }
+                Some(_) => Where::Fine,
+            };
+        }
+        let why = if resolved == Path::new("/") {
+            format!("`{shape}` is the filesystem root")
+        } else if self.home.as_deref() == Some(resolved.as_path()) {
+            format!("`{shape}` is the home directory")
+        } else if self.project.starts_with(&resolved) {
+            format!("`{shape}` holds the project")
+        } else {
+            format!("`{shape}` is outside the project ({})", resolved.display())
+        };
+        Where::Outside(why)
+    }
+
+    /// Why a command may not overwrite `shape` (`None`: it may): outside
+    /// the project and the scratch directories. Devices that are not disks
+    /// are not files.
+    fn writes(&self, shape: &str) -> Option<String> {
+        if shape.starts_with("/dev/") || shape == "/dev" {
+            return self
+                .data
+                .block_devices
+                .iter()
+                .any(|d| shape.starts_with(d.as_str()))
+                .then(|| format!("`{shape}` is a disk device"));
+        }
+        match self.changes(shape) {
+            Where::Outside(why) => Some(why),
+            _ => None,
+        }
     }
 }
 
@@ -405,27 +669,40 @@ mod tests {
 
     #[test]
     fn the_names_listed_at_build_time_are_the_rules_names() {
-        let names = |of: fn(&Rule) -> &Vec<String>| {
-            let mut names: Vec<&str> = DATA.rule.iter().flat_map(of).map(String::as_str).collect();
+        let names = |rule: fn(&Rule) -> &Vec<String>, code: fn(&Code) -> &Vec<String>| {
+            let mut names: Vec<&str> = DATA
+                .rule
+                .iter()
+                .flat_map(rule)
+                .chain(DATA.code.iter().flat_map(code))
+                .map(String::as_str)
+                .collect();
             names.sort_unstable();
             names.dedup();
             names
         };
-        let programs = names(|r| &r.programs);
-        let prefixes = names(|r| &r.program_prefixes);
+        let programs = names(|r| &r.programs, |c| &c.programs);
+        let prefixes = names(|r| &r.program_prefixes, |c| &c.program_prefixes);
         assert_eq!(programs, crate::data::DESTRUCTIVE_PROGRAMS);
         assert_eq!(prefixes, crate::data::DESTRUCTIVE_PROGRAM_PREFIXES);
-        assert!(programs.contains(&"rm") && !prefixes.is_empty());
+        assert!(programs.contains(&"rm") && programs.contains(&"node"));
+        assert!(prefixes.contains(&"python"));
     }
 
-    fn hit(cmd: &str) -> bool {
+    const PROJECT: &str = "/home/dev/project";
+
+    fn why(cmd: &str) -> Option<String> {
         let a = analyze(cmd);
         let b = BashCall {
             command: cmd,
             analysis: &a,
-            cwd: Path::new("/home/dev/project"),
+            cwd: Path::new(PROJECT),
         };
-        find(&b).is_some()
+        find(&b, Path::new(PROJECT)).map(|(_, why, _)| why)
+    }
+
+    fn hit(cmd: &str) -> bool {
+        why(cmd).is_some()
     }
 
     #[test]
@@ -460,18 +737,139 @@ mod tests {
             "rm -f foo.o",
             "rm notes.txt",
             "rm -rf /tmp/x",
+            "rm -rf /var/tmp/foo",
             "echo rm -rf /",
             "git push origin feature",
             "git reset --soft HEAD~1",
+            "git reset HEAD~1",
             "git clean -n",
+            "git clean -nd",
             "git branch -d merged",
             "chmod -R u+w ./src",
             "find . -name '*.o' -delete",
+            "find . -name '*.txt' -exec rm {} \\;",
+            "find . -exec echo -delete \\; -print",
+            "find / -name '*.log' -exec grep -l x {} +",
             "dd if=a of=disk.img",
             "kill %1",
             "pkill node",
+            "git checkout main",
+            "git checkout -bfeature",
+            "git checkout -b fix origin/fix",
+            "git switch -c new",
+            "git stash",
+            "git restore --staged file.txt",
+            "git restore --help",
+            "python3 -c 'import os; print(os.getcwd())'",
+            "node -e 'console.log(1)'",
+            "perl -lne 'print if /x/' file",
+            "cargo build > build.log 2>&1",
+            "echo x >> ~/notes.txt",
+            "cp src/a.rs /tmp/a.rs",
+            "echo hi > /dev/null",
         ] {
-            assert!(!hit(c), "{c}");
+            assert_eq!(why(c), None, "{c}");
         }
+    }
+
+    /// What is outside the project is an allowlist's complement: nothing
+    /// names the home directory's contents one by one.
+    #[test]
+    fn outside_the_project_is_asked_whatever_it_is() {
+        for c in [
+            "rm -rf ~/projects",
+            "rm -rf ~/.ssh",
+            "rm ~/Documents/thesis.tex",
+            "rm -rf ../other-repo",
+            "rm -rf /opt/x",
+            "rmdir ~/empty",
+            "unlink ~/x",
+            "mv ~/Documents/a ./a",
+            "mv build ~/build",
+            "cp a.txt ~/.bashrc",
+            "echo > ~/Documents/notes.txt",
+            "truncate -s 0 ~/data.db",
+            "shred ~/key",
+            "sed -i s/a/b/ ~/.profile",
+            "parallel rm -rf {} ::: a b",
+            "xargs rm -rf < list",
+            "rm -rf \"$DIR\"/x",
+            "cd \"$1\" && rm -rf build",
+            "find ~ -name '*.bak' -delete",
+            "find .. -delete",
+            "find . -delete",
+            "find . -type f -exec sed -i s/a/b/ {} +",
+            "find . -exec sh -c 'rm -rf \"$1\"' _ {} \\;",
+            "rm -rf .*",
+            "rm -rf .g*",
+            "rm -rf *",
+            "rm -rf .git/objects",
+        ] {
+            assert!(hit(c), "{c}");
+        }
+    }
+
+    #[test]
+    fn git_discards_in_every_spelling() {
+        for c in [
+            "env - git reset --hard",
+            "env -i git reset --hard",
+            "env -S 'git reset --hard'",
+            "command -p git reset --hard",
+            "git switch -f main",
+            "git switch --discard-changes main",
+            "git checkout -f main",
+            "git checkout -qf main",
+            "git checkout -- file.txt",
+            "git checkout HEAD -- src/",
+            "git checkout .",
+            "git restore file.txt",
+            "git restore -W --staged file.txt",
+            "git clean -d",
+            "git clean -xdf",
+            "git reset --merge",
+            "git stash drop",
+            "git rm -f file",
+            "git worktree remove --force ../wt",
+        ] {
+            assert!(hit(c), "{c}");
+        }
+    }
+
+    #[test]
+    fn interpreter_one_liners_that_delete_or_run_programs() {
+        for c in [
+            "python3 -c \"import shutil; shutil.rmtree('/home/dev/data')\"",
+            "python -c 'import os; os.remove(\"x\")'",
+            "node -e \"require('child_process').execSync('rm -rf ~/data')\"",
+            "node --eval=\"require('fs').rmSync('x', {recursive: true})\"",
+            "ruby -e 'require \"fileutils\"; FileUtils.rm_rf(\"/x\")'",
+            "perl -e 'system(\"rm -rf /x\")'",
+            "perl -le 'unlink glob \"*\"'",
+            "php -r 'unlink(\"x\");'",
+        ] {
+            let w = why(c).unwrap_or_else(|| panic!("{c}"));
+            assert!(
+                w.contains("code that deletes files or starts programs"),
+                "{c}: {w}"
+            );
+        }
+    }
+
+    #[test]
+    fn reasons_say_where() {
+        assert_eq!(
+            why("rm -rf ~").as_deref(),
+            Some("deletes (`~` is the home directory)")
+        );
+        assert_eq!(
+            why("rm -rf .").as_deref(),
+            Some("deletes (that is the whole project)")
+        );
+        let w = why("rm -rf /opt/x").unwrap();
+        assert!(
+            w.contains("`/opt/x` is outside the project (/opt/x)"),
+            "{w}"
+        );
     }
 }

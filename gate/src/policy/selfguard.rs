@@ -295,9 +295,16 @@ impl SelfGuard {
                 }
                 continue;
             }
+            // What find hands a program it runs (`{}`, read as a glob over
+            // its starting points) is only what find's tests can match.
+            let found = |shape: &str, p: &Path| {
+                shape.ends_with("**")
+                    && run_by_find(call, inv).is_some_and(|f| !find_may_match(f, p))
+            };
             // The analyzer's write model: what it writes and removes.
             for shape in &inv.writes {
                 match place_shape(shape) {
+                    Some(Place::Inside(p)) if found(shape, &p) => {}
                     Some(Place::Inside(p)) => return Some(deny(&what(), shape, &p)),
                     Some(Place::Above(ps)) => {
                         if let Some(p) = ps.iter().find(|p| copies_name_into(inv, p)) {
@@ -309,6 +316,7 @@ impl SelfGuard {
             }
             for shape in &inv.removes {
                 match place_shape(shape) {
+                    Some(Place::Inside(p)) if found(shape, &p) => {}
                     Some(Place::Inside(p)) => return Some(deny(&what(), shape, &p)),
                     // find removes what its expression matches under its
                     // starting points, not the starting points themselves.
@@ -527,6 +535,18 @@ fn find_may_match(inv: &Invocation, p: &Path) -> bool {
     tests == 0
 }
 
+/// The find whose `-exec` runs `inv`, when one does.
+fn run_by_find<'a>(call: &'a BashCall, inv: &Invocation) -> Option<&'a Invocation> {
+    if !inv.via.iter().any(|v| v == "find") {
+        return None;
+    }
+    call.analysis.invocations.iter().find(|f| {
+        f.program.as_deref().map(base_name) == Some("find")
+            && f.span.start <= inv.span.start
+            && inv.span.end <= f.span.end
+    })
+}
+
 /// Whether `inv` copies a file named like `p` into the directory above it
 /// (`cp config.toml ~/.config/bashgate/`).
 fn copies_name_into(inv: &Invocation, p: &Path) -> bool {
@@ -622,7 +642,7 @@ fn client_settings() -> impl Iterator<Item = &'static str> {
 
 /// Whether `pattern` (`*` any run of characters, `?` one, `[...]` a class)
 /// matches all of `text`.
-fn glob_match(pattern: &str, text: &str) -> bool {
+pub(crate) fn glob_match(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
     // dp[j]: pattern[..i] matches text[..j].
@@ -771,6 +791,19 @@ mod tests {
         assert!(!denied(&g, &proj, &format!("cat {s}/sessions/x.json")));
         assert!(!denied(&g, &proj, "grep x .bashgate.toml"));
         assert!(!denied(&g, &proj, "echo x > notes.txt && rm -rf build"));
+        // What find hands the program it runs is what its tests match.
+        std::fs::create_dir_all(proj.join(".claude")).unwrap();
+        std::fs::write(proj.join(".claude/settings.json"), "{}").unwrap();
+        let g = SelfGuard::new(&state, Some(&cfg), &proj);
+        assert!(!denied(&g, &proj, "find . -name '*.txt' -exec rm {} \\;"));
+        assert!(!denied(&g, &proj, "find . -exec echo -delete \\; -print"));
+        assert!(denied(&g, &proj, "find . -exec rm {} +"));
+        assert!(denied(&g, &proj, "find . -name '*.json' -exec rm {} +"));
+        assert!(denied(
+            &g,
+            &proj,
+            "find . -name '*.txt' -exec rm {} .claude/settings.json \\;"
+        ));
         assert!(!denied(
             &g,
             &proj,
