@@ -43,8 +43,10 @@ pub enum Profile {
     /// Destructive local commands are asked about (the default).
     #[default]
     Standard,
-    /// What `standard` asks is denied, and seed 002's denylist and seed
-    /// 003's allowlist are on.
+    /// Destruction is denied, and every session is decided as one that has
+    /// read untrusted content: what cannot be proven local runs fenced (or
+    /// is asked), the network is asked. Stronger, not stiffer: nothing a
+    /// person would approve is denied.
     Strict,
 }
 
@@ -1327,12 +1329,13 @@ fn validate(c: &Config) -> Result<(), (String, String)> {
 impl Config {
     /// The denylist is on when enabled or when seed 002's `[bash]` is present.
     pub fn denylist_enabled(&self) -> bool {
-        self.denylist.enabled || self.bash.is_some() || self.profile == Profile::Strict
+        self.denylist.enabled || self.bash.is_some()
     }
 
-    /// `[allowlist] enabled`, or the strict profile.
+    /// `[allowlist] enabled`. (Not the strict profile's: a list of allowed
+    /// programs denies everyday work a person would approve.)
     pub fn allowlist_enabled(&self) -> bool {
-        self.allowlist.enabled || self.profile == Profile::Strict
+        self.allowlist.enabled
     }
 
     /// User-banned programs from `[denylist] commands` and `[bash] denied_commands`.

@@ -267,8 +267,9 @@ impl Gate {
     /// The session's state and taint (with `contains_secrets` and an
     /// untrusted project), or why it could not be read.
     fn session(&self, session: &str) -> (SessionState, Result<Taint, StateError>) {
+        let strict = self.config.profile == crate::config::Profile::Strict;
         let forced = Taint {
-            corruption: self.untrusted_project.is_some(),
+            corruption: self.untrusted_project.is_some() || strict,
             secret: self.config.contains_secrets,
         };
         match self.store.load(session) {
@@ -285,6 +286,14 @@ impl Gate {
                             "it works in {}, a project the person has not trusted (`bashgate trust`), so its files and the instructions in them are untrusted content",
                             p.display()
                         ),
+                        at_ms: 0,
+                    });
+                }
+                if strict {
+                    s.sources.push(Source {
+                        flag: "corruption".into(),
+                        tool: "bashgate".into(),
+                        detail: "the strict profile decides every session as one that has read untrusted content".into(),
                         at_ms: 0,
                     });
                 }

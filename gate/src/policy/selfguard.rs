@@ -335,7 +335,7 @@ impl SelfGuard {
                     .writes
                     .iter()
                     .chain(&inv.removes)
-                    .find(|s| s.starts_with('*'))
+                    .find(|s| s.starts_with('*') && self.may_end(s))
                 {
                     asked.get_or_insert_with(|| {
                         ask(&what(), &format!("it writes or removes `{shape}`, a path known only at run time, and the session is tainted; it could be one of bashgate's files"))
@@ -459,6 +459,50 @@ impl SelfGuard {
                 p.display()
             ),
         ))
+    }
+
+    /// Whether a path whose start is known only at run time (`*.o`,
+    /// `*/settings.json`) may be a protected file or a directory holding
+    /// one: its literal end can end one of them (`*.o` cannot be a
+    /// settings file, the state directory or anything in it but a file
+    /// bashgate never reads).
+    fn may_end(&self, shape: &str) -> bool {
+        let tail = shape.rsplit('*').next().unwrap_or("");
+        if tail.is_empty() || tail.contains(['?', '[']) {
+            return true;
+        }
+        let ends = |p: &str| p.ends_with(tail) || tail.ends_with(p);
+        // What the state directory holds, two levels down (sessions/x.json).
+        let state = std::fs::read_dir(&self.state_dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .flat_map(|e| {
+                let inner = std::fs::read_dir(e.path()).into_iter().flatten().flatten();
+                std::iter::once(e.path()).chain(inner.map(|i| i.path()))
+            });
+        let mut state = state;
+        if state.any(|p| p.to_str().is_some_and(ends)) {
+            return true;
+        }
+        self.protected().iter().any(|p| {
+            p.ancestors()
+                .any(|a| a.to_str().is_some_and(|a| !a.is_empty() && ends(a)))
+        }) || client_settings().any(|pattern| {
+            // A glob or a directory of settings (`.claude/settings*`,
+            // `.github/hooks`) holds files of the kinds clients read
+            // (`.json`, `.toml`: every named settings file's extension).
+            let last = pattern.rsplit('/').next().unwrap_or(pattern);
+            if last.contains('*') || !last.contains('.') {
+                client_settings()
+                    .filter_map(|p| p.rsplit('/').next())
+                    .filter(|l| !l.contains('*'))
+                    .filter_map(|l| l.rfind('.').map(|i| &l[i..]))
+                    .any(ends)
+            } else {
+                ends(pattern)
+            }
+        })
     }
 
     /// A protected file's name inside a word (code, not a path).
@@ -813,6 +857,44 @@ mod tests {
             .check_path("Write", &proj, ".claude/settings.json")
             .is_some());
         assert!(g.check_path("Write", &proj, "src/main.rs").is_none());
+    }
+
+    /// A path whose start is known only at run time is asked about in a
+    /// tainted session when its literal end can end one of bashgate's
+    /// files or a directory holding one; `rm -f *.o` cannot.
+    #[test]
+    fn a_run_time_start_is_asked_only_where_it_can_end_a_protected_path() {
+        let t = tempfile::tempdir().unwrap();
+        let state = t.path().join("state");
+        std::fs::create_dir_all(state.join("sessions")).unwrap();
+        std::fs::write(state.join("audit.db"), "").unwrap();
+        std::fs::write(state.join("sessions/s1.json"), "{}").unwrap();
+        let proj = t.path().join("proj");
+        std::fs::create_dir_all(&proj).unwrap();
+        let cfg = t.path().join("cfg.toml");
+        let g = SelfGuard::new(&state, Some(&cfg), &proj);
+        let asked = |cmd: &str| {
+            let a = analyze(cmd);
+            let call = BashCall {
+                command: cmd,
+                analysis: &a,
+                cwd: &proj,
+            };
+            g.check_bash_tainted(&call, true).is_some()
+        };
+        for cmd in [
+            "rm -f \"$X\"",
+            "rm -f \"$X\".db",
+            "rm -f \"$X\"/s1.json",
+            "echo x | tee \"$X\"/settings.json",
+            "rm -rf \"$X\"/bashgate",
+            "cp a \"$X\".toml",
+        ] {
+            assert!(asked(cmd), "{cmd}");
+        }
+        for cmd in ["rm -f *.o", "rm -rf \"$X\"/build", "tee \"$OUT\".log"] {
+            assert!(!asked(cmd), "{cmd}");
+        }
     }
 
     /// A relative path after `cd` names a place under the new directory:
