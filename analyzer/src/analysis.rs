@@ -117,6 +117,15 @@ pub struct Analysis {
     pub findings: Vec<Finding>,
     /// Every file redirect, in the order met.
     pub redirects: Vec<RedirectUse>,
+    /// Where the command may move its working directory: each directory a
+    /// `cd`, `pushd` or `env -C` names, as written (`~` for `cd` alone),
+    /// in any order (a branch may skip one, a loop repeat it).
+    #[serde(skip)]
+    pub working_dirs: Vec<String>,
+    /// Whether it may also move somewhere no argument shows (`cd "$d"`,
+    /// `cd -`, `popd`, `find -execdir`).
+    #[serde(skip)]
+    pub working_dir_unknown: bool,
 }
 
 impl Analysis {
@@ -141,6 +150,8 @@ impl Analysis {
             invocations,
             findings,
             redirects,
+            working_dirs: Vec::new(),
+            working_dir_unknown: false,
         }
     }
 

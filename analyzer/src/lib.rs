@@ -67,7 +67,10 @@ pub fn analyze_with(command: &str, catalog: &Catalog, limits: &Limits) -> Analys
             message: "the command is empty".into(),
         });
     }
-    Analysis::new(r.invocations, findings, r.redirects)
+    let mut a = Analysis::new(r.invocations, findings, r.redirects);
+    a.working_dirs = r.moved_to;
+    a.working_dir_unknown = r.moved_unknown;
+    a
 }
 
 /// Analyzes raw bytes: invalid UTF-8 is never `safe`; the text is still
@@ -89,7 +92,10 @@ pub fn analyze_bytes(bytes: &[u8]) -> Analysis {
                 span: Span::new(at, at + '\u{FFFD}'.len_utf8()),
                 message: format!("the command is not valid UTF-8 (at byte {at})"),
             });
-            Analysis::new(a.invocations, findings, a.redirects)
+            let mut out = Analysis::new(a.invocations, findings, a.redirects);
+            out.working_dirs = a.working_dirs;
+            out.working_dir_unknown = a.working_dir_unknown;
+            out
         }
     }
 }

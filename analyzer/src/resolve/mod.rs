@@ -106,6 +106,10 @@ pub struct Resolver<'c> {
     pub findings: Vec<Finding>,
     pub invocations: Vec<Invocation>,
     pub redirects: Vec<RedirectUse>,
+    /// The directories the command may move to, kept for the analysis
+    /// (`working_dirs` is spent judging relative writes).
+    pub moved_to: Vec<String>,
+    pub moved_unknown: bool,
     outputs: Vec<Output>,
     /// Variables evaluated arithmetically, where, and through what.
     arith_refs: Vec<(String, Span, Vec<String>)>,
@@ -203,6 +207,8 @@ impl<'c> Resolver<'c> {
             allexport: None,
             env_programs: Vec::new(),
             working_dirs: writes::WorkingDirs::default(),
+            moved_to: Vec::new(),
+            moved_unknown: false,
             relative_writes: Vec::new(),
             dotglob: false,
             assigned: Assigned::default(),
@@ -569,6 +575,8 @@ impl<'c> Resolver<'c> {
             }
             self.add_via(Rule::DynamicRedirect, span, DYNAMIC_REDIRECT.into(), &via);
         }
+        self.moved_to = self.working_dirs.targets.clone();
+        self.moved_unknown = self.working_dirs.unknown.is_some();
         self.relative_writes();
         let refs = std::mem::take(&mut self.arith_refs);
         for (name, span, via) in refs {

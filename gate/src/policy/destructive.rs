@@ -794,7 +794,6 @@ mod tests {
             "parallel rm -rf {} ::: a b",
             "xargs rm -rf < list",
             "rm -rf \"$DIR\"/x",
-            "cd \"$1\" && rm -rf build",
             "find ~ -name '*.bak' -delete",
             "find .. -delete",
             "find . -delete",
@@ -804,6 +803,9 @@ mod tests {
             "rm -rf .g*",
             "rm -rf *",
             "rm -rf .git/objects",
+            "env -C ~ rm -rf projects",
+            "cd ~ && rm -rf projects",
+            "cd \"$1\" && rm -f out.txt",
         ] {
             assert!(hit(c), "{c}");
         }

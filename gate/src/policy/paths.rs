@@ -149,40 +149,26 @@ pub struct PathPolicy {
 }
 
 /// The directories a command's relative paths may be read from: the
-/// hook's `cwd`, and every directory a `cd` or `pushd` in it may move to
-/// (`cd` alone: the home directory).
+/// hook's `cwd`, and every directory the analyzer says it may move to (`cd`,
+/// `pushd`, `env -C`; `cd` alone: the home directory).
 pub(crate) struct WorkingDirs {
     pub bases: Vec<PathBuf>,
-    /// Why a relative path could mean anywhere: a `cd` to a directory
+    /// Why a relative path could mean anywhere: a move to a directory
     /// known only at run time.
     pub unknown: Option<String>,
 }
 
 pub(crate) fn working_dirs(call: &BashCall) -> WorkingDirs {
-    let mut dirs = WorkingDirs {
-        bases: vec![call.cwd.to_path_buf()],
-        unknown: None,
-    };
-    for (program, inv) in call.named() {
-        if matches!(program, "cd" | "pushd") {
-            match inv.options().operands.first().map(|&i| &inv.args[i]) {
-                Some(Some(t)) => {
-                    if let Some(p) = resolve(call.cwd, t) {
-                        dirs.bases.push(p);
-                    }
-                }
-                Some(None) => {
-                    dirs.unknown = Some("`cd` to a directory known only at run time".into())
-                }
-                None => {
-                    if let Some(h) = home() {
-                        dirs.bases.push(h);
-                    }
-                }
-            }
-        }
+    let a = call.analysis;
+    let mut bases = vec![call.cwd.to_path_buf()];
+    bases.extend(a.working_dirs.iter().filter_map(|d| resolve(call.cwd, d)));
+    WorkingDirs {
+        bases,
+        unknown: a.working_dir_unknown.then(|| {
+            "change of directory to a place known only at run time (`cd \"$d\"`, `cd -`, `popd`)"
+                .into()
+        }),
     }
-    dirs
 }
 
 impl PathPolicy {

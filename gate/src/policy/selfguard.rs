@@ -916,6 +916,8 @@ mod tests {
             format!("cd {home}/.config/bashgate && echo x > config.toml"),
             format!("pushd {home}/.local/state >/dev/null; rm -r bashgate"),
             format!("cd {home}; touch .local/state/bashgate/sessions/x.json"),
+            format!("env -C {home} rm -rf .local/state/bashgate"),
+            format!("env --chdir={home}/.config/bashgate touch config.toml"),
         ] {
             assert!(denied(&g, &proj, &cmd), "{cmd}");
         }
