@@ -154,15 +154,19 @@ impl<'c> Resolver<'c> {
                     .unwrap_or_default();
                 match special {
                     Some(Special::Env) => {
-                        // -S splits one string into the program and its
-                        // first arguments.
+                        // -S splits one string into more of env's own
+                        // arguments (options, assignments, the program and
+                        // its first arguments): read again as env reads
+                        // them (`env -S 'PATH=/x' git reset --hard`).
                         for (opt, v) in parsed.values.iter().rev() {
                             if opt == "-S" || opt == "--split-string" {
                                 match split_string(v) {
                                     Some(words) => {
-                                        let mut spliced = words;
-                                        spliced.extend(command.iter().cloned());
-                                        command = Cow::Owned(spliced);
+                                        let mut again = vec![args[0].clone()];
+                                        again.extend(words);
+                                        again.extend(command.iter().cloned());
+                                        self.invoke(&again, frame, feed, wrappers + 1);
+                                        return verdict;
                                     }
                                     None => {
                                         return verdict.max(self.add(
@@ -719,11 +723,15 @@ impl<'c> Resolver<'c> {
             );
         }
         // Replacement strings become quoted input: data, like an argument.
+        // Without one, parallel appends each input as the last argument.
         let mut words = Vec::new();
+        let mut replaced = false;
         for a in template {
             match a.text() {
                 Some(t) => {
-                    let t = replace_parallel_fields(t);
+                    let r = replace_parallel_fields(t);
+                    replaced |= r != t;
+                    let t = r;
                     if t.contains('{') {
                         return self.add(inner, Rule::DynamicScript, a.span, "`parallel` command uses replacement strings the analyzer does not expand");
                     }
@@ -731,6 +739,14 @@ impl<'c> Resolver<'c> {
                 }
                 None => words.push(a.clone()),
             }
+        }
+        if !replaced {
+            let span = words.last().map_or(name_span, |w: &Arg| w.span);
+            words.push(Arg::new(
+                Value::Static("\"$PARALLEL_INPUT\"".into()),
+                span,
+                None,
+            ));
         }
         self.joined_script(&words, inner, "parallel")
     }

@@ -80,7 +80,7 @@ fn run(scope: Scope, opts: &Options) -> Result<ExitCode, Box<dyn std::error::Err
     }
     let path = paths::report_path();
     let current = std::fs::read_to_string(&path).unwrap_or_default();
-    let text = report::keep_profiles(&report::render(&ev), &current);
+    let text = report::keep_measured(&report::render(&ev), &current);
     if let Err(skip) = &ev.external {
         println!("{skip}; {} left unchanged", path.display());
     } else if check {

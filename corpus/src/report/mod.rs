@@ -23,10 +23,19 @@ pub const PROFILES_BEGIN: &str =
     "<!-- profiles: begin (written by `cargo test -p bashgate-tests --test destructive`) -->";
 pub const PROFILES_END: &str = "<!-- profiles: end -->";
 
-/// The report without its timings block and without the profiles' block.
+/// Destruction measured as damage: written by `tests/tests/damage.rs`
+/// like the profiles' block.
+pub const DAMAGE_BEGIN: &str =
+    "<!-- damage: begin (written by `cargo test -p bashgate-tests --test damage`) -->";
+pub const DAMAGE_END: &str = "<!-- damage: end -->";
+
+/// The blocks other tests write, which the evaluation keeps as they are.
+const KEPT: [(&str, &str); 2] = [(PROFILES_BEGIN, PROFILES_END), (DAMAGE_BEGIN, DAMAGE_END)];
+
+/// The report without its timings block and the blocks other tests write.
 pub fn deterministic(report: &str) -> String {
     let mut r = report.to_string();
-    for (begin, end) in [(TIMINGS_BEGIN, TIMINGS_END), (PROFILES_BEGIN, PROFILES_END)] {
+    for (begin, end) in [(TIMINGS_BEGIN, TIMINGS_END)].into_iter().chain(KEPT) {
         if let (Some(b), Some(e)) = (r.find(begin), r.find(end)) {
             if b < e {
                 r = format!("{}{}", &r[..b], &r[e + end.len()..]);
@@ -43,15 +52,16 @@ pub fn block<'a>(report: &'a str, begin: &str, end: &str) -> Option<&'a str> {
     Some(&report[b..e])
 }
 
-/// `fresh` with its profiles block replaced by the one in `current`.
-pub fn keep_profiles(fresh: &str, current: &str) -> String {
-    match (
-        block(fresh, PROFILES_BEGIN, PROFILES_END),
-        block(current, PROFILES_BEGIN, PROFILES_END),
-    ) {
-        (Some(new), Some(old)) => fresh.replacen(new, old, 1),
-        _ => fresh.to_string(),
+/// `fresh` with the blocks other tests write replaced by those in
+/// `current`.
+pub fn keep_measured(fresh: &str, current: &str) -> String {
+    let mut out = fresh.to_string();
+    for (begin, end) in KEPT {
+        if let (Some(new), Some(old)) = (block(&out, begin, end), block(current, begin, end)) {
+            out = out.replacen(&new.to_string(), old, 1);
+        }
     }
+    out
 }
 
 /// Renders the whole report.
@@ -69,6 +79,10 @@ pub fn render(ev: &Evaluation) -> String {
     let _ = writeln!(
         out,
         "{PROFILES_BEGIN}\n\n## Protection profiles\n\nNot measured yet.\n\n{PROFILES_END}\n"
+    );
+    let _ = writeln!(
+        out,
+        "{DAMAGE_BEGIN}\n\n## Destruction measured as damage\n\nNot measured yet.\n\n{DAMAGE_END}\n"
     );
     timings(&mut out, ev);
     out

@@ -80,6 +80,10 @@ struct Rule {
     /// Leading operands that are not paths (chmod's mode, chown's owner).
     #[serde(default)]
     skip: usize,
+    /// The rule applies only with at least this many operands after the
+    /// subcommand (`git checkout REV PATH`).
+    #[serde(default)]
+    operands_at_least: usize,
     /// Wrappers whose own rule covers this program (`find -exec rm {}` is
     /// judged by the find rule).
     #[serde(default)]
@@ -324,6 +328,9 @@ impl Rule {
                 .filter(move |&&i| i >= from)
                 .filter_map(|&i| inv.shapes.get(i).map(String::as_str))
         };
+        if operands().count() < self.operands_at_least {
+            return None;
+        }
         match self.target {
             Target::None => Some(self.push_detail(name, inv, places)),
             Target::Operands => operands()
@@ -756,6 +763,7 @@ mod tests {
             "git checkout main",
             "git checkout -bfeature",
             "git checkout -b fix origin/fix",
+            "git checkout --orphan gh-pages main",
             "git switch -c new",
             "git stash",
             "git restore --staged file.txt",
@@ -792,6 +800,8 @@ mod tests {
             "shred ~/key",
             "sed -i s/a/b/ ~/.profile",
             "parallel rm -rf {} ::: a b",
+            "parallel rm -rf ::: ~/a",
+            "echo / | parallel rm -rf",
             "xargs rm -rf < list",
             "rm -rf \"$DIR\"/x",
             "find ~ -name '*.bak' -delete",
@@ -833,6 +843,11 @@ mod tests {
             "git stash drop",
             "git rm -f file",
             "git worktree remove --force ../wt",
+            "git checkout HEAD file.txt",
+            "git checkout main a.txt b.txt",
+            "git branch -f feature HEAD~3",
+            "env -S 'PATH=/usr/bin' git reset --hard",
+            "env -SPATH=/usr/bin git reset --hard",
         ] {
             assert!(hit(c), "{c}");
         }
