@@ -165,8 +165,22 @@ impl<'c> Resolver<'c> {
                                         let mut again = vec![args[0].clone()];
                                         again.extend(words);
                                         again.extend(command.iter().cloned());
-                                        self.invoke(&again, frame, feed, wrappers + 1);
-                                        return verdict;
+                                        if wrappers >= self.limits.max_wrappers {
+                                            return verdict.max(self.add(
+                                                frame,
+                                                Rule::LimitExceeded,
+                                                v.span,
+                                                "`env -S` strings nested too deep",
+                                            ));
+                                        }
+                                        return verdict.max(self.wrapper(
+                                            canon,
+                                            entry,
+                                            &again,
+                                            frame,
+                                            feed,
+                                            wrappers + 1,
+                                        ));
                                     }
                                     None => {
                                         return verdict.max(self.add(
@@ -722,33 +736,62 @@ impl<'c> Resolver<'c> {
                 "`parallel` without a command runs its input lines as commands",
             );
         }
-        // Replacement strings become quoted input: data, like an argument.
-        // Without one, parallel appends each input as the last argument.
-        let mut words = Vec::new();
-        let mut replaced = false;
-        for a in template {
-            match a.text() {
-                Some(t) => {
-                    let r = replace_parallel_fields(t);
-                    replaced |= r != t;
-                    let t = r;
-                    if t.contains('{') {
-                        return self.add(inner, Rule::DynamicScript, a.span, "`parallel` command uses replacement strings the analyzer does not expand");
+        // The inputs, when they are a few words on the line (`::: a b`):
+        // each is a run of the command, read with it. Otherwise (stdin, a
+        // file, several sources) an input is known only at run time.
+        let inputs: Option<Vec<String>> =
+            end.filter(|&e| rest[e].text() == Some(":::"))
+                .and_then(|e| {
+                    let values = &rest[e + 1..];
+                    let marker =
+                        |a: &Arg| matches!(a.text(), Some(":::" | "::::" | ":::+" | "::::+"));
+                    if values.is_empty() || values.len() > 16 || values.iter().any(marker) {
+                        return None;
                     }
-                    words.push(Arg::new(Value::Static(t), a.span, None));
+                    values
+                        .iter()
+                        .map(|v| match &v.value {
+                            Value::Static(s) => Some(quote_word(s)),
+                            // A glob stays one: its names are what bash gives.
+                            Value::Glob(g) => Some(g.clone()),
+                            Value::Dynamic => None,
+                        })
+                        .collect()
+                });
+        let runs: Vec<Option<&str>> = match &inputs {
+            Some(v) => v.iter().map(|s| Some(s.as_str())).collect(),
+            None => vec![None],
+        };
+        let mut verdict = Verdict::Safe;
+        for input in runs {
+            // Replacement strings become quoted input: data, like an
+            // argument. Without one, parallel appends the input as the
+            // last argument.
+            let mut words = Vec::new();
+            let mut replaced = false;
+            for a in template {
+                match a.text() {
+                    Some(t) => {
+                        let known = PARALLEL_FIELDS
+                            .iter()
+                            .fold(t.to_string(), |s, f| s.replace(f, ""));
+                        if known.contains('{') {
+                            return self.add(inner, Rule::DynamicScript, a.span, "`parallel` command uses replacement strings the analyzer does not expand");
+                        }
+                        let r = replace_parallel_fields(t, input);
+                        replaced |= r != t;
+                        words.push(Arg::new(Value::Static(r), a.span, None));
+                    }
+                    None => words.push(a.clone()),
                 }
-                None => words.push(a.clone()),
             }
+            if !replaced {
+                let span = words.last().map_or(name_span, |w: &Arg| w.span);
+                words.push(Arg::new(Value::Static(input_word(input)), span, None));
+            }
+            verdict = verdict.max(self.joined_script(&words, inner, "parallel"));
         }
-        if !replaced {
-            let span = words.last().map_or(name_span, |w: &Arg| w.span);
-            words.push(Arg::new(
-                Value::Static("\"$PARALLEL_INPUT\"".into()),
-                span,
-                None,
-            ));
-        }
-        self.joined_script(&words, inner, "parallel")
+        verdict
     }
 }
 
@@ -799,14 +842,28 @@ fn find_start_prefix(rest: &[Arg]) -> String {
     prefix
 }
 
-/// Each replacement string becomes a quoted expansion: parallel quotes the
-/// input it puts there (data, never code), and where it points is known
-/// only at run time (`parallel rm -rf {} ::: ~/a` deletes outside the
-/// tree).
-fn replace_parallel_fields(t: &str) -> String {
-    let mut s = t.to_string();
-    for f in ["{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}"] {
-        s = s.replace(f, "\"$PARALLEL_INPUT\"");
+/// One shell word whose value is `s`: parallel quotes its inputs (data,
+/// never code).
+fn quote_word(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The word an input becomes: as written when it is known (quoted, or a
+/// glob), else a quoted expansion known only at run time (`parallel rm -rf
+/// {} ::: ~/a` deletes outside the tree either way).
+fn input_word(input: Option<&str>) -> String {
+    input.map_or_else(|| "\"$PARALLEL_INPUT\"".into(), str::to_string)
+}
+
+/// The replacement strings the analyzer reads.
+const PARALLEL_FIELDS: [&str; 7] = ["{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}"];
+
+/// Each replacement string becomes the input's word; the forms that
+/// change it (`{.}` drops the extension...) are known only at run time.
+fn replace_parallel_fields(t: &str, input: Option<&str>) -> String {
+    let mut s = t.replace("{}", &input_word(input));
+    for f in &PARALLEL_FIELDS[1..] {
+        s = s.replace(f, &input_word(None));
     }
     s
 }
