@@ -107,3 +107,46 @@ pub fn shell_bin() -> PathBuf {
 pub fn hook_bin() -> PathBuf {
     bashgate_bin().with_file_name(HOOK_BIN)
 }
+
+/// Where a one-off `bashgate hook json` call runs: the person's home,
+/// bashgate's state directory and configuration, and the working
+/// directory (the project).
+pub struct HookPlace<'a> {
+    pub home: &'a Path,
+    pub state: &'a Path,
+    pub config: &'a Path,
+    pub cwd: &'a Path,
+}
+
+/// The built `bashgate hook json`'s answer for one Bash command in its own
+/// session, run with nothing of this process's environment but `PATH`.
+pub fn hook_json(at: &HookPlace, command: &str, session: &str) -> serde_json::Value {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(bashgate_bin())
+        .args(["hook", "json"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", at.home)
+        .env("BASHGATE_STATE_DIR", at.state)
+        .env("BASHGATE_CONFIG", at.config)
+        .current_dir(at.cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let req = serde_json::json!({
+        "tool_input": {"command": command},
+        "session_id": session,
+        "cwd": at.cwd,
+    });
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(req.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{command}: {out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}

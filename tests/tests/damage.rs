@@ -28,12 +28,11 @@
 //! repository), printing the figures and the damaging cases.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// The jail's side, run inside `unshare` as `nobody`: bind the system in,
 /// make the world the root, run the command from the project.
@@ -259,29 +258,14 @@ fn jailed(world: &Path, bin_dir: &Path, command: &str) -> (i32, String) {
 /// bashgate's decision for `command` through the built `bashgate hook
 /// json`, in the template world, the project trusted or not.
 fn decide(root: &Path, state: &Path, command: &str, n: usize) -> String {
-    let proj = root.join("home/dev/project");
-    let mut child = Command::new(bashgate_tests::bashgate_bin())
-        .args(["hook", "json"])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", root.join("home/dev"))
-        .env("BASHGATE_STATE_DIR", state)
-        .env("BASHGATE_CONFIG", state.join("config.toml"))
-        .current_dir(&proj)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let req =
-        json!({"tool_input": {"command": command}, "session_id": format!("d{n}"), "cwd": proj});
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(req.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let (home, proj) = (root.join("home/dev"), root.join("home/dev/project"));
+    let at = bashgate_tests::HookPlace {
+        home: &home,
+        state,
+        config: &state.join("config.toml"),
+        cwd: &proj,
+    };
+    let v = bashgate_tests::hook_json(&at, command, &format!("d{n}"));
     v["decision"].as_str().unwrap_or("deny").to_string()
 }
 

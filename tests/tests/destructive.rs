@@ -6,11 +6,9 @@
 //! is off. Every answer is pinned in a snapshot.
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde::Deserialize;
-use serde_json::{json, Value};
 
 #[derive(Deserialize)]
 struct Corpus {
@@ -66,30 +64,16 @@ fn decide(config: &str, commands: &[String]) -> Vec<String> {
         .iter()
         .enumerate()
         .map(|(n, c)| {
-            let mut child = Command::new(bashgate_tests::bashgate_bin())
-                .args(["hook", "json"])
-                .env_clear()
-                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-                .env("HOME", dir.path().join("home/dev"))
-                .env("BASHGATE_STATE_DIR", dir.path().join("state"))
-                .env("BASHGATE_CONFIG", &cfg)
-                .current_dir(&proj)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .spawn()
-                .unwrap();
+            let home = dir.path().join("home/dev");
+            let state = dir.path().join("state");
+            let at = bashgate_tests::HookPlace {
+                home: &home,
+                state: &state,
+                config: &cfg,
+                cwd: &proj,
+            };
             // A session each: an ask is remembered per session.
-            let req =
-                json!({"tool_input": {"command": c}, "session_id": format!("d{n}"), "cwd": proj});
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(req.to_string().as_bytes())
-                .unwrap();
-            let out = child.wait_with_output().unwrap();
-            assert!(out.status.success(), "{c}");
-            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let v = bashgate_tests::hook_json(&at, c, &format!("d{n}"));
             let reason = v["reason"].as_str().unwrap_or("");
             // The rule a reason cites last is the gate's own.
             let rule = reason

@@ -775,6 +775,7 @@ mod tests {
             "echo x >> ~/notes.txt",
             "cp src/a.rs /tmp/a.rs",
             "echo hi > /dev/null",
+            "parallel rm -rf {} ::: build dist",
         ] {
             assert_eq!(why(c), None, "{c}");
         }
@@ -799,7 +800,8 @@ mod tests {
             "truncate -s 0 ~/data.db",
             "shred ~/key",
             "sed -i s/a/b/ ~/.profile",
-            "parallel rm -rf {} ::: a b",
+            "parallel rm -rf {} ::: ~/a ~/b",
+            "ls | parallel rm -rf {}",
             "parallel rm -rf ::: ~/a",
             "echo / | parallel rm -rf",
             "xargs rm -rf < list",

@@ -101,6 +101,11 @@ struct Bulk {
     /// working directory (or a `dirs` option's value).
     #[serde(default)]
     target: Option<String>,
+    /// It writes only files git tracks (`git checkout`, `git stash`): a
+    /// protected file the repository's index does not hold is out of its
+    /// reach (git refuses to overwrite an untracked file without -f).
+    #[serde(default)]
+    tracked_only: bool,
 }
 
 /// Where a path lies relative to a protected one.
@@ -404,18 +409,19 @@ impl SelfGuard {
     /// A tree written into a directory that holds a protected file.
     fn bulk(&self, call: &BashCall, inv: &Invocation) -> Option<Decision> {
         let program = base_name(inv.program.as_deref()?);
-        let b = DATA
-            .bulk
-            .iter()
-            .find(|b| b.programs.iter().any(|p| p == program))?;
+        // The entry for this program and subcommand (a subcommand known
+        // only at run time may be any: the first entry's).
+        let sub = inv.subcommand();
+        let b = DATA.bulk.iter().find(|b| {
+            b.programs.iter().any(|p| p == program)
+                && (b.subcommands.is_empty()
+                    || match sub {
+                        Sub::Found(_, s) => b.subcommands.iter().any(|x| x == s),
+                        Sub::Dynamic => true,
+                        Sub::None => false,
+                    })
+        })?;
         let args = &inv.args;
-        if !b.subcommands.is_empty() {
-            match inv.subcommand() {
-                Sub::Found(_, s) if b.subcommands.iter().any(|x| x == s) => {}
-                Sub::Dynamic => {}
-                _ => return None,
-            }
-        }
         // Options as the analyzer's one reader read them (tar's dash-less
         // first cluster included); a word known only at run time may be
         // any option.
@@ -449,9 +455,12 @@ impl SelfGuard {
             return Some(ask(&what, &format!("it writes a tree into `{target}`, a directory known only at run time, and the session is tainted")));
         }
         let p = match self.place_shape(call.cwd, target)? {
-            Place::Inside(p) => p,
-            Place::Above(ps) => ps.into_iter().next()?,
-        };
+            Place::Inside(p) => Some(p),
+            Place::Above(ps) => ps.into_iter().find(|p| !b.tracked_only || tracked(p)),
+        }?;
+        if b.tracked_only && !tracked(&p) {
+            return None;
+        }
         Some(ask(
             &what,
             &format!(
@@ -577,6 +586,43 @@ fn find_may_match(inv: &Invocation, p: &Path) -> bool {
         }
     }
     tests == 0
+}
+
+/// Whether git may hold `p` in the index of the repository around it: its
+/// path is among the index's entries, or the index cannot be read as
+/// version 2 or 3 (whose entries hold whole paths), which counts as
+/// tracked.
+fn tracked(p: &Path) -> bool {
+    let Some((top, dot_git)) = p
+        .ancestors()
+        .skip(1)
+        .map(|d| (d, d.join(".git")))
+        .find(|(_, g)| g.exists())
+    else {
+        // Not in a repository: git writes nothing there.
+        return false;
+    };
+    if !dot_git.is_dir() {
+        // A worktree or submodule (`.git` is a file): not read here.
+        return true;
+    }
+    let Ok(index) = std::fs::read(dot_git.join("index")) else {
+        // No index yet: nothing is tracked; any other error may hide it.
+        return dot_git.join("index").exists();
+    };
+    let version = index
+        .get(4..8)
+        .map(|v| u32::from_be_bytes([v[0], v[1], v[2], v[3]]));
+    if !index.starts_with(b"DIRC") || !matches!(version, Some(2 | 3)) {
+        return true;
+    }
+    let Ok(rel) = p.strip_prefix(top) else {
+        return true;
+    };
+    // Each entry's path is stored whole and ends with a NUL.
+    let mut name = rel.as_os_str().as_encoded_bytes().to_vec();
+    name.push(0);
+    index.windows(name.len()).any(|w| w == name.as_slice())
 }
 
 /// The find whose `-exec` runs `inv`, when one does.
@@ -894,6 +940,67 @@ mod tests {
         }
         for cmd in ["rm -f *.o", "rm -rf \"$X\"/build", "tee \"$OUT\".log"] {
             assert!(!asked(cmd), "{cmd}");
+        }
+    }
+
+    /// git writes only what it tracks: `git checkout main` or `git stash`
+    /// in a project whose client settings git does not track cannot change
+    /// them; once tracked, a tainted session is asked.
+    #[test]
+    fn git_reaches_a_protected_file_only_when_it_tracks_it() {
+        let t = tempfile::tempdir().unwrap();
+        let proj = t.path().join("proj");
+        std::fs::create_dir_all(proj.join(".claude")).unwrap();
+        std::fs::write(proj.join(".claude/settings.json"), "{}").unwrap();
+        std::fs::write(proj.join("README"), "x").unwrap();
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .args([
+                    "-c",
+                    "user.name=t",
+                    "-c",
+                    "user.email=t@t",
+                    "-c",
+                    "init.defaultBranch=main",
+                ])
+                .args(args)
+                .current_dir(&proj)
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{out:?}");
+        };
+        git(&["init", "-q"]);
+        git(&["add", "README"]);
+        git(&["commit", "-qm", "x"]);
+        let g = SelfGuard::new(&t.path().join("state"), None, &proj);
+        let asked = |cmd: &str| {
+            let a = analyze(cmd);
+            let call = BashCall {
+                command: cmd,
+                analysis: &a,
+                cwd: &proj,
+            };
+            g.check_bash_tainted(&call, true).is_some()
+        };
+        let everyday = [
+            "git checkout main",
+            "git switch main",
+            "git stash",
+            "git reset --hard HEAD",
+            "git restore README",
+        ];
+        for cmd in everyday {
+            assert!(!asked(cmd), "untracked settings: {cmd}");
+        }
+        for cmd in ["git reset HEAD~1", "git restore --help", "git stash list"] {
+            assert!(!asked(cmd), "{cmd}");
+        }
+        // A patch writes whatever names it holds, tracked or not.
+        assert!(asked("git apply fix.patch"));
+        git(&["add", ".claude/settings.json"]);
+        for cmd in everyday {
+            assert!(asked(cmd), "tracked settings: {cmd}");
         }
     }
 
