@@ -57,6 +57,10 @@ pub struct Invocation {
     /// `mv`'s sources, the starting points of `find -delete`).
     #[serde(skip)]
     pub removes: Vec<String>,
+    /// The text a here-document or here-string gives it on its standard
+    /// input, when static (`python3 <<EOF ... EOF`: the program itself).
+    #[serde(skip)]
+    pub stdin: Option<String>,
     /// Where in the command the invocation is written.
     pub span: Span,
     /// Wrappers and embeddings it was found through, outermost first

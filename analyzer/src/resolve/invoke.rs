@@ -73,6 +73,10 @@ impl<'c> Resolver<'c> {
             verdict,
             writes: Vec::new(),
             removes: Vec::new(),
+            stdin: match feed {
+                Feed::Doc { text, .. } => text.clone(),
+                _ => None,
+            },
         };
         if wrappers > self.limits.max_wrappers {
             let v = self.add(

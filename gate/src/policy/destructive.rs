@@ -479,6 +479,12 @@ impl Code {
                 }
             }
         }
+        // No code on the line: a here-document may be the program
+        // (`python3 <<EOF`, `node - <<'EOF'`).
+        let operands = inv.shapes.iter().any(|a| !a.starts_with('-') || a == "-");
+        if code.is_empty() && (!operands || inv.shapes.iter().any(|a| a == "-")) {
+            code.extend(inv.stdin.as_deref());
+        }
         code.iter().find_map(|c| {
             self.calls
                 .iter()
@@ -771,6 +777,8 @@ mod tests {
             "python3 -c 'import os; print(os.getcwd())'",
             "node -e 'console.log(1)'",
             "perl -lne 'print if /x/' file",
+            "python3 <<EOF\nprint(1)\nEOF",
+            "python3 tool.py <<EOF\nos.remove this text is data\nEOF",
             "cargo build > build.log 2>&1",
             "echo x >> ~/notes.txt",
             "cp src/a.rs /tmp/a.rs",
@@ -866,6 +874,10 @@ mod tests {
             "perl -e 'system(\"rm -rf /x\")'",
             "perl -le 'unlink glob \"*\"'",
             "php -r 'unlink(\"x\");'",
+            "python3 <<EOF\nimport shutil\nshutil.rmtree('/tmp/test')\nEOF",
+            "python3 - <<'EOF'\nimport os\nos.remove('x')\nEOF",
+            "node <<EOF\nrequire('fs').rmSync('/etc', { recursive: true });\nEOF",
+            "perl <<< 'unlink glob \"/etc/*\"'",
         ] {
             let w = why(c).unwrap_or_else(|| panic!("{c}"));
             assert!(
