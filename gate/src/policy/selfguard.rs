@@ -919,15 +919,8 @@ mod tests {
         std::fs::create_dir_all(&proj).unwrap();
         let cfg = t.path().join("cfg.toml");
         let g = SelfGuard::new(&state, Some(&cfg), &proj);
-        let asked = |cmd: &str| {
-            let a = analyze(cmd);
-            let call = BashCall {
-                command: cmd,
-                analysis: &a,
-                cwd: &proj,
-            };
-            g.check_bash_tainted(&call, true).is_some()
-        };
+        // `check_bash` decides as in a tainted session.
+        let asked = |cmd: &str| denied(&g, &proj, cmd);
         for cmd in [
             "rm -f \"$X\"",
             "rm -f \"$X\".db",
@@ -974,15 +967,8 @@ mod tests {
         git(&["add", "README"]);
         git(&["commit", "-qm", "x"]);
         let g = SelfGuard::new(&t.path().join("state"), None, &proj);
-        let asked = |cmd: &str| {
-            let a = analyze(cmd);
-            let call = BashCall {
-                command: cmd,
-                analysis: &a,
-                cwd: &proj,
-            };
-            g.check_bash_tainted(&call, true).is_some()
-        };
+        // `check_bash` decides as in a tainted session.
+        let asked = |cmd: &str| denied(&g, &proj, cmd);
         let everyday = [
             "git checkout main",
             "git switch main",
