@@ -54,27 +54,47 @@ impl Fence {
     }
 }
 
-/// A surface's [`Fence`], found out when a decision first needs it. A hook
-/// finds out by reading files and asking the kernel, which a provably local
-/// command in a clean session never needs.
+/// Which fence a command runs in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FenceKind {
+    /// The person's fence profile (`[confine] profile`): no network,
+    /// protected files read-only.
+    Full,
+    /// Writes bounded to the working tree, the temporary directories and
+    /// the caches; the network kept (profile `writes`), for a session that
+    /// has read nothing untrusted.
+    Writes,
+}
+
+/// A surface's [`Fence`] of each kind, found out when a decision first
+/// needs it. A hook finds out by reading files and asking the kernel,
+/// which a provably local command never needs.
 pub struct FenceOffer<'a> {
-    known: OnceLock<Fence>,
-    probe: Option<&'a (dyn Fn() -> Fence + Sync)>,
+    full: OnceLock<Fence>,
+    writes: OnceLock<Fence>,
+    probe: Option<&'a (dyn Fn(FenceKind) -> Fence + Sync)>,
 }
 
 impl<'a> FenceOffer<'a> {
-    /// An offer the surface already knows.
+    /// An offer the surface already knows (the same for both kinds).
     pub fn known(fence: Fence) -> Self {
+        FenceOffer::known_each(fence.clone(), fence)
+    }
+
+    /// An offer the surface already knows, kind by kind.
+    pub fn known_each(full: Fence, writes: Fence) -> Self {
         FenceOffer {
-            known: OnceLock::from(fence),
+            full: OnceLock::from(full),
+            writes: OnceLock::from(writes),
             probe: None,
         }
     }
 
-    /// An offer `probe` finds out, at most once, when first asked.
-    pub fn probed(probe: &'a (dyn Fn() -> Fence + Sync)) -> Self {
+    /// An offer `probe` finds out, at most once per kind, when first asked.
+    pub fn probed(probe: &'a (dyn Fn(FenceKind) -> Fence + Sync)) -> Self {
         FenceOffer {
-            known: OnceLock::new(),
+            full: OnceLock::new(),
+            writes: OnceLock::new(),
             probe: Some(probe),
         }
     }
@@ -82,24 +102,41 @@ impl<'a> FenceOffer<'a> {
     /// An offer nobody asks (confinement off): not offered if asked.
     pub const fn unasked() -> Self {
         FenceOffer {
-            known: OnceLock::new(),
+            full: OnceLock::new(),
+            writes: OnceLock::new(),
             probe: None,
         }
     }
 
+    /// The full fence's offer.
     pub fn get(&self) -> &Fence {
-        self.known
-            .get_or_init(|| self.probe.map_or_else(Fence::not_offered, |probe| probe()))
+        self.of(FenceKind::Full)
     }
 
+    pub fn of(&self, kind: FenceKind) -> &Fence {
+        let cell = match kind {
+            FenceKind::Full => &self.full,
+            FenceKind::Writes => &self.writes,
+        };
+        cell.get_or_init(|| {
+            self.probe
+                .map_or_else(Fence::not_offered, |probe| probe(kind))
+        })
+    }
+
+    /// Whether the full fence is offered.
     pub fn offered(&self) -> bool {
-        *self.get() == Fence::Offered
+        self.offers(FenceKind::Full)
+    }
+
+    pub fn offers(&self, kind: FenceKind) -> bool {
+        *self.of(kind) == Fence::Offered
     }
 }
 
 impl std::fmt::Debug for FenceOffer<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.known.get() {
+        match self.full.get() {
             Some(fence) => fence.fmt(f),
             None => f.write_str("FenceOffer(not asked yet)"),
         }

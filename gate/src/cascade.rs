@@ -17,11 +17,18 @@
 //! runs fenced instead of going to the Cop or the person. `network` keeps
 //! the table: fenced, it could only fail. With `when = "always"`, untainted
 //! `safe` and `unknown` commands run fenced too.
+//!
+//! Untainted, a command that is not `safe` (`unknown` or `network`) runs
+//! in the fence for writes (`[confine] untainted = "writes"`, the
+//! default): it keeps the network, and may write only in the working
+//! tree, the temporary directories and the caches, so a script, an
+//! interpreter or a fan-out the analyzer cannot read cannot destroy
+//! anything elsewhere.
 
 use bashgate_analyzer::Verdict;
 
-use crate::call::{Fence, FenceOffer};
-use crate::config::{ConfineWhen, OnError};
+use crate::call::{Fence, FenceKind, FenceOffer};
+use crate::config::{ConfineWhen, OnError, UntaintedFence};
 use crate::cop::CopResult;
 use crate::decision::{Decision, Layer};
 use crate::rules::GateRule;
@@ -31,6 +38,7 @@ use crate::taint::Taint;
 #[derive(Debug, Clone, Copy)]
 pub struct Fencing<'a> {
     pub when: ConfineWhen,
+    pub untainted: UntaintedFence,
     /// Whether the surface can run this command fenced, asked only for a
     /// command that could run fenced.
     pub offer: &'a FenceOffer<'a>,
@@ -43,6 +51,7 @@ impl Fencing<'_> {
     /// No confinement: the seed's table as it was.
     pub const OFF: Fencing<'static> = Fencing {
         when: ConfineWhen::Never,
+        untainted: UntaintedFence::Off,
         offer: &NOT_ASKED,
     };
 
@@ -66,6 +75,49 @@ impl Fencing<'_> {
 }
 
 const FENCE: &str = "no network, protected files read-only";
+const WRITES: &str =
+    "it may write only in the working tree, the temporary directories and the caches; the network stays";
+
+/// A command no layer stopped, in a session that has read nothing
+/// untrusted or secret (or where taint is not followed).
+pub fn untainted(verdict: Verdict, what: &str, fencing: Fencing) -> Decision {
+    if fencing.when == ConfineWhen::Always && fencing.ready() && verdict != Verdict::Network {
+        return Decision::allow_confined(
+            Layer::Cascade,
+            format!("bashgate lets {what} run fenced ({FENCE}): confine.when = \"always\""),
+        );
+    }
+    if verdict != Verdict::Safe
+        && fencing.untainted == UntaintedFence::Writes
+        && fencing.when != ConfineWhen::Never
+    {
+        let kind = if verdict == Verdict::Network {
+            "it can reach the network"
+        } else {
+            "it cannot be proven local"
+        };
+        match fencing.offer.of(FenceKind::Writes) {
+            Fence::Offered => {
+                return Decision::allow_writes_fenced(
+                    Layer::Cascade,
+                    format!("bashgate lets {what} run with its writes bounded ({WRITES}): {kind}, and the session has read nothing untrusted or secret"),
+                )
+            }
+            Fence::Unavailable(why) => {
+                return Decision::allow(
+                    Layer::Cascade,
+                    format!("bashgate has no objection to {what}: the session has read nothing untrusted or secret. It runs with its writes unbounded: the fence for writes is not available here ({why})"),
+                )
+            }
+        }
+    }
+    Decision::allow(
+        Layer::Cascade,
+        format!(
+            "bashgate has no objection to {what}: the session has read nothing untrusted or secret"
+        ),
+    )
+}
 
 /// Decides a command's fate from its verdict and the session's taint,
 /// calling `cop` only when a row needs it.
@@ -78,16 +130,7 @@ pub fn decide(
     cop: impl FnOnce() -> CopResult,
 ) -> Decision {
     if !taint.any() {
-        if fencing.when == ConfineWhen::Always && fencing.ready() && verdict != Verdict::Network {
-            return Decision::allow_confined(
-                Layer::Cascade,
-                format!("bashgate lets {what} run fenced ({FENCE}): confine.when = \"always\""),
-            );
-        }
-        return Decision::allow(
-            Layer::Cascade,
-            format!("bashgate has no objection to {what}: the session has read nothing untrusted or secret"),
-        );
+        return untainted(verdict, what, fencing);
     }
     let state = taint.describe();
     let human = GateRule::NeedsHuman;
@@ -295,6 +338,7 @@ mod tests {
             OnError::Ask,
             Fencing {
                 when,
+                untainted: UntaintedFence::Off,
                 offer: &offer,
             },
             never,
@@ -321,6 +365,7 @@ mod tests {
             OnError::Ask,
             Fencing {
                 when: ConfineWhen::Always,
+                untainted: UntaintedFence::Off,
                 offer: &FenceOffer::known(Fence::Offered),
             },
             never,
@@ -333,6 +378,7 @@ mod tests {
             OnError::Ask,
             Fencing {
                 when: ConfineWhen::Tainted,
+                untainted: UntaintedFence::Off,
                 offer: &FenceOffer::known(Fence::Offered),
             },
             clear,
@@ -344,13 +390,14 @@ mod tests {
     fn only_a_command_that_could_run_fenced_asks_whether_it_can() {
         use std::sync::atomic::{AtomicUsize, Ordering};
         let asked = AtomicUsize::new(0);
-        let probe = || {
+        let probe = |_: FenceKind| {
             asked.fetch_add(1, Ordering::Relaxed);
             Fence::Offered
         };
         let offer = FenceOffer::probed(&probe);
         let fencing = Fencing {
             when: ConfineWhen::Tainted,
+            untainted: UntaintedFence::Off,
             offer: &offer,
         };
         for v in [Verdict::Safe, Verdict::Unknown, Verdict::Network] {
@@ -396,6 +443,7 @@ mod tests {
             OnError::Ask,
             Fencing {
                 when: ConfineWhen::Tainted,
+                untainted: UntaintedFence::Off,
                 offer: &FenceOffer::known(gone.clone()),
             },
             || CopResult::Unavailable("no key".into()),
@@ -416,11 +464,85 @@ mod tests {
             OnError::Ask,
             Fencing {
                 when: ConfineWhen::Never,
+                untainted: UntaintedFence::Off,
                 offer: &FenceOffer::known(Fence::Offered),
             },
             || CopResult::Unavailable("no key".into()),
         );
         assert_eq!((d.permission, d.confined), (Ask, false));
         assert!(!d.reason.contains("fenced"), "{}", d.reason);
+    }
+
+    fn untainted_with(v: Verdict, offer: &FenceOffer, when: ConfineWhen) -> Decision {
+        let fencing = Fencing {
+            when,
+            untainted: UntaintedFence::Writes,
+            offer,
+        };
+        decide(v, NONE, "`x`", OnError::Ask, fencing, never)
+    }
+
+    #[test]
+    fn untainted_what_is_not_proven_local_runs_with_its_writes_bounded() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let asked = AtomicUsize::new(0);
+        let probe = |kind: FenceKind| {
+            asked.fetch_add(1, Ordering::Relaxed);
+            assert_eq!(
+                kind,
+                FenceKind::Writes,
+                "an untainted session needs only the fence for writes"
+            );
+            Fence::Offered
+        };
+        let offer = FenceOffer::probed(&probe);
+        // Provably local: as it is, and nothing is asked of the surface.
+        let d = untainted_with(Verdict::Safe, &offer, ConfineWhen::Tainted);
+        assert_eq!((d.permission, d.confined), (Allow, false));
+        assert_eq!(asked.load(Ordering::Relaxed), 0);
+        for v in [Verdict::Unknown, Verdict::Network] {
+            let d = untainted_with(v, &offer, ConfineWhen::Tainted);
+            assert_eq!(
+                (d.permission, d.confined, d.writes_only),
+                (Allow, true, true),
+                "{v:?}"
+            );
+            assert_eq!(d.fence_kind(), FenceKind::Writes);
+            assert!(d.reason.contains("writes bounded"), "{}", d.reason);
+        }
+        assert_eq!(asked.load(Ordering::Relaxed), 1, "asked once, then known");
+        // `always` keeps its full fence for what is not network.
+        let d = untainted_with(
+            Verdict::Unknown,
+            &FenceOffer::known(Fence::Offered),
+            ConfineWhen::Always,
+        );
+        assert_eq!((d.confined, d.writes_only), (true, false));
+        let d = untainted_with(
+            Verdict::Network,
+            &FenceOffer::known(Fence::Offered),
+            ConfineWhen::Always,
+        );
+        assert_eq!((d.confined, d.writes_only), (true, true));
+        // `never`: no fence of any kind.
+        let d = untainted_with(
+            Verdict::Unknown,
+            &FenceOffer::known(Fence::Offered),
+            ConfineWhen::Never,
+        );
+        assert_eq!((d.permission, d.confined), (Allow, false));
+    }
+
+    #[test]
+    fn untainted_without_the_fence_for_writes_runs_as_before_and_says_so() {
+        let gone = FenceOffer::known(Fence::Unavailable("Landlock is not available".into()));
+        let d = untainted_with(Verdict::Unknown, &gone, ConfineWhen::Tainted);
+        assert_eq!((d.permission, d.confined), (Allow, false));
+        assert!(
+            d.reason.contains("Landlock is not available"),
+            "{}",
+            d.reason
+        );
+        assert!(d.reason.contains("unbounded"), "{}", d.reason);
     }
 }

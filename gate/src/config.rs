@@ -266,10 +266,36 @@ impl ConfineWhen {
     }
 }
 
+/// What a command that cannot be proven local runs under in a session
+/// that has read nothing untrusted or secret.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UntaintedFence {
+    /// The fence for writes (profile `writes`): it keeps the network and
+    /// may write only in the working tree, the temporary directories, the
+    /// caches and `writable`, so whatever it runs cannot destroy elsewhere.
+    #[default]
+    Writes,
+    /// Nothing: it runs as it is.
+    Off,
+}
+
+impl UntaintedFence {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UntaintedFence::Writes => "writes",
+            UntaintedFence::Off => "off",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ConfineConfig {
     pub when: ConfineWhen,
+    /// What a command that cannot be proven local runs under while the
+    /// session is untainted.
+    pub untainted: UntaintedFence,
     /// The fence's profile (`bashgate run --profile`): default, strict or
     /// network-only.
     pub profile: String,
@@ -285,6 +311,7 @@ impl Default for ConfineConfig {
     fn default() -> Self {
         ConfineConfig {
             when: ConfineWhen::default(),
+            untainted: UntaintedFence::default(),
             profile: "default".into(),
             protect: Vec::new(),
             writable: Vec::new(),
@@ -1004,6 +1031,9 @@ pub fn tighten(base: &Config, wanted: &Config) -> (Config, Vec<&'static str>) {
     // person who chose the question (`never`).
     if b.confine.when != ConfineWhen::Never {
         r.confine.when = stricter_when(b.confine.when, w.confine.when);
+    }
+    if w.confine.untainted == UntaintedFence::Writes {
+        r.confine.untainted = UntaintedFence::Writes;
     }
     if fence_rank(&w.confine.profile) > fence_rank(&b.confine.profile) {
         r.confine.profile = w.confine.profile.clone();

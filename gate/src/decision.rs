@@ -113,6 +113,10 @@ pub struct Decision {
     /// cannot deliver the fence must not run the command.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub confined: bool,
+    /// With `confined`: the fence bounds writes only (profile `writes`),
+    /// and the command keeps the network.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub writes_only: bool,
 }
 
 impl Decision {
@@ -128,6 +132,7 @@ impl Decision {
             rule,
             reason,
             confined: false,
+            writes_only: false,
         }
     }
 
@@ -136,6 +141,23 @@ impl Decision {
         let mut d = Decision::allow(layer, reason);
         d.confined = true;
         d
+    }
+
+    /// An allow for the command run with its writes bounded (the fence
+    /// for writes, which keeps the network).
+    pub fn allow_writes_fenced(layer: Layer, reason: impl Into<String>) -> Self {
+        let mut d = Decision::allow_confined(layer, reason);
+        d.writes_only = true;
+        d
+    }
+
+    /// The kind of fence an allow-confined decision needs.
+    pub fn fence_kind(&self) -> crate::call::FenceKind {
+        if self.writes_only {
+            crate::call::FenceKind::Writes
+        } else {
+            crate::call::FenceKind::Full
+        }
     }
 
     pub fn allow(layer: Layer, reason: impl Into<String>) -> Self {

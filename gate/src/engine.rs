@@ -546,20 +546,14 @@ impl Gate {
         verdict: Verdict,
         what: &str,
     ) -> Decision {
+        let fencing = cascade::Fencing {
+            when: self.config.confine.when,
+            untainted: self.config.confine.untainted,
+            offer: call.tool.fence,
+        };
         if !self.config.taint.cascade {
-            if self.config.confine.when == crate::config::ConfineWhen::Always
-                && call.tool.fence.offered()
-                && verdict != Verdict::Network
-            {
-                return Decision::allow_confined(
-                    Layer::Cascade,
-                    format!("bashgate lets {what} run fenced (no network, protected files read-only): confine.when = \"always\""),
-                );
-            }
-            return Decision::allow(
-                Layer::Cascade,
-                format!("bashgate has no objection to {what}: no policy layer objected"),
-            );
+            // Taint not followed: every session is decided as untainted.
+            return cascade::untainted(verdict, what, fencing);
         }
         match call.taint {
             Err(_) if verdict == Verdict::Safe => Decision::allow(
@@ -580,10 +574,6 @@ impl Gate {
             }
             Err(e) => self.on_error(Layer::State, &format!("cannot read the session's taint: {e}")),
             Ok(t) => {
-                let fencing = cascade::Fencing {
-                    when: self.config.confine.when,
-                    offer: call.tool.fence,
-                };
                 cascade::decide(verdict, *t, what, self.config.on_error, fencing, || {
                     env.review(&Question::Bash { command })
                 })

@@ -84,6 +84,19 @@ pub struct FencingSpec {
 }
 
 impl FencingSpec {
+    /// This spec for the fence `kind`: its own profile (the person's), or
+    /// the fence for writes.
+    pub fn of_kind(&self, kind: crate::call::FenceKind) -> FencingSpec {
+        let profile = match kind {
+            crate::call::FenceKind::Full => self.profile.clone(),
+            crate::call::FenceKind::Writes => crate::fence::WRITES.to_string(),
+        };
+        FencingSpec {
+            profile,
+            ..self.clone()
+        }
+    }
+
     pub fn fencing(&self) -> Fencing<'_> {
         Fencing {
             profile: &self.profile,

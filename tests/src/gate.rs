@@ -32,6 +32,31 @@ pub fn fence_available() -> bool {
     })
 }
 
+/// Whether this machine has the fence for writes (`bashgate doctor --json`).
+pub fn writes_fence_available() -> bool {
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        Command::new(bashgate_bin())
+            .args(["doctor", "--json"])
+            .output()
+            .ok()
+            .and_then(|o| serde_json::from_slice::<Value>(&o.stdout).ok())
+            .is_some_and(|v| v["fence"]["can_bound_writes"] == true)
+    })
+}
+
+/// What an untainted session answers for `command` when no layer stops
+/// it: `allow` when it is provably local; otherwise it runs in the fence
+/// for writes (`allow-confined`) where this machine has it.
+pub fn untainted_allow(command: &str) -> &'static str {
+    let safe = bashgate_analyzer::analyze(command).verdict == bashgate_analyzer::Verdict::Safe;
+    if !safe && writes_fence_available() {
+        "allow-confined"
+    } else {
+        "allow"
+    }
+}
+
 /// What a tainted session answers for a command bashgate lets through.
 pub fn tainted_allow() -> &'static str {
     if fence_available() {

@@ -1348,3 +1348,179 @@ fn a_link_is_never_put_back_through_a_swapped_directory() {
         "written outside the tree"
     );
 }
+
+// ------------------------------------------------ the fence for writes
+
+/// Whether this machine offers the fence for writes (Landlock's file
+/// rules); when it does not, the tests say why and return early.
+fn writes_fence_here() -> bool {
+    let out = Command::new(bashgate_bin())
+        .args(["run", "--profile", "writes", "--no-tree", "-c", "true"])
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        eprintln!(
+            "skipped: the fence for writes cannot run here: {}",
+            stderr(&out)
+        );
+    }
+    out.status.success()
+}
+
+impl World {
+    /// `bashgate run --profile writes` with the project as its tree, as the
+    /// hook writes it for an untainted session.
+    fn writes_fenced(&self, script: &str) -> Output {
+        let mut c = Command::new(bashgate_bin());
+        c.args(["run", "--profile", "writes", "--tree"])
+            .arg(&self.proj)
+            .arg("--state-dir")
+            .arg(&self.state)
+            .args(["--no-config", "-c", script]);
+        self.apply_env(&mut c);
+        c.stdin(Stdio::null()).output().unwrap()
+    }
+
+    /// The person's files outside the project, and another repository.
+    fn belongings(&self) -> Vec<PathBuf> {
+        let files = [
+            self.home.join("docs/thesis.txt"),
+            self.home.join(".ssh/id_ed25519"),
+            self.home.join(".bashrc"),
+            self.root.join("other-repo/src/lib.rs"),
+        ];
+        for f in &files {
+            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+            std::fs::write(f, "keep\n").unwrap();
+        }
+        files.to_vec()
+    }
+}
+
+/// Destruction the analyzer cannot read (a fan-out through `bash -c`, an
+/// interpreter, a script, a redirect through a variable) deletes the
+/// person's files unfenced; in the fence for writes it cannot, while the
+/// same commands' work inside the tree (files, git history) still happens.
+#[test]
+fn the_fence_for_writes_keeps_destruction_in_the_tree() {
+    if !writes_fence_here() {
+        return;
+    }
+    let attacks = [
+        "printf '%s\\n' ~/docs ~/.ssh ../other-repo | xargs -I{} bash -c 'rm -rf {}'",
+        "python3 -c 'import shutil, os; [shutil.rmtree(os.path.expanduser(p), ignore_errors=True) for p in (\"~/docs\", \"~/.ssh\", \"../other-repo\")]'",
+        "printf 'rm -rf ~/docs ~/.ssh ../other-repo\\n' > wipe.sh && bash wipe.sh",
+        "f=~/.bashrc; : > \"$f\"; for d in ~/docs ../other-repo/src; do find \"$d\" -type f -delete; done",
+    ];
+    for attack in attacks {
+        if attack.starts_with("python3") && !python() {
+            continue;
+        }
+        let control = world();
+        let kept = control.belongings();
+        let out = control.bash(false, attack);
+        let lost = |files: &[PathBuf]| {
+            files
+                .iter()
+                .filter(|f| std::fs::read_to_string(f).ok().as_deref() != Some("keep\n"))
+                .count()
+        };
+        assert!(
+            lost(&kept) > 0,
+            "control {attack}: nothing lost: {}",
+            stderr(&out)
+        );
+
+        let w = world();
+        let kept = w.belongings();
+        let script = format!(
+            "echo work > made.txt && git add made.txt && git commit -qm work && {attack}; true"
+        );
+        let out = w.writes_fenced(&script);
+        assert!(out.status.success(), "{attack}: {}", stderr(&out));
+        assert_eq!(lost(&kept), 0, "fenced {attack}: {}", stderr(&out));
+        assert_eq!(w.read(&w.proj.join("made.txt")), "work\n");
+        let log = w.bash(false, "git log --oneline");
+        assert!(stdout(&log).contains("work"), "{}", stdout(&log));
+    }
+}
+
+/// What the fence for writes leaves to the command: the network, the
+/// temporary directory, the caches, and the whole tree.
+#[test]
+fn the_fence_for_writes_keeps_the_network_temporary_files_and_caches() {
+    if !writes_fence_here() || !python() {
+        return;
+    }
+    let w = world();
+    std::fs::create_dir_all(w.home.join(".cache")).unwrap();
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.set_nonblocking(true).unwrap();
+    let port = l.local_addr().unwrap().port();
+    let script = format!(
+        "python3 -c 'import socket; s=socket.create_connection((\"127.0.0.1\", {port}), timeout=3); s.sendall(b\"x\")' \
+         && t=$(mktemp) && echo tmp > \"$t\" && cat \"$t\" \
+         && mkdir -p ~/.cache/tool && echo cached > ~/.cache/tool/entry \
+         && mkdir -p build/out && echo built > build/out/a && rm -rf build"
+    );
+    let out = w.writes_fenced(&script);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "tmp\n");
+    assert_eq!(accepted(&l), 1, "the connect did not reach the listener");
+    assert_eq!(w.read(&w.home.join(".cache/tool/entry")), "cached\n");
+    // Writing elsewhere fails, and the command is told why it may have.
+    let out = w.writes_fenced("echo x > ~/.gitconfig");
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("writes bounded"), "{}", stderr(&out));
+    assert!(!w.home.join(".gitconfig").exists());
+}
+
+/// The everyday builds and tests of `everyday_builds_and_tests_pass_fenced`
+/// also pass in the fence for writes.
+#[test]
+fn everyday_builds_and_tests_pass_with_writes_bounded() {
+    if !writes_fence_here() {
+        return;
+    }
+    let w = world();
+    std::fs::write(
+        w.proj.join("Makefile"),
+        "test:\n\t@echo make-ok > out.txt && cat out.txt\n",
+    )
+    .unwrap();
+    let out = w.writes_fenced("make test");
+    assert!(out.status.success(), "make: {}", stderr(&out));
+    assert_eq!(stdout(&out), "make-ok\n");
+    if python() {
+        std::fs::write(
+            w.proj.join("test_x.py"),
+            "import unittest\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(1 + 1, 2)\n",
+        )
+        .unwrap();
+        let out = w.writes_fenced("python3 -m unittest -q test_x");
+        assert!(out.status.success(), "unittest: {}", stderr(&out));
+    }
+    if has("cargo") {
+        let c = w.proj.join("crate");
+        std::fs::create_dir_all(c.join("src")).unwrap();
+        std::fs::write(
+            c.join("Cargo.toml"),
+            "[package]\nname = \"fenced\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        )
+        .unwrap();
+        std::fs::write(
+            c.join("src/main.rs"),
+            "fn main() { println!(\"hi\"); }\n#[cfg(test)]\nmod t { #[test] fn adds() { assert_eq!(1 + 1, 2); } }\n",
+        )
+        .unwrap();
+        let out =
+            w.writes_fenced("cd crate && CARGO_TARGET_DIR=../target cargo test --offline -q 2>&1");
+        assert!(
+            out.status.success(),
+            "cargo test: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        assert!(stdout(&out).contains("1 passed"), "{}", stdout(&out));
+    }
+}

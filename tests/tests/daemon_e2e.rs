@@ -52,10 +52,13 @@ fn safe_commands_never_reach_the_daemon() {
     // A command that is not provably local goes to the daemon.
     let out = d.cli(&["session", "taint", "safe", "--clear"]);
     assert!(out.status.success(), "{out:?}");
-    let a = d
-        .hook_json(Some(&tok), &bash("curl https://example.com"))
-        .finish();
-    assert_eq!(a.decision(), "allow", "{a:?}");
+    let curl = "curl https://example.com";
+    let a = d.hook_json(Some(&tok), &bash(curl)).finish();
+    assert_eq!(
+        a.decision(),
+        bashgate_tests::gate::untainted_allow(curl),
+        "{a:?}"
+    );
     assert_eq!(d.stats()["checks"], 1);
 }
 
@@ -844,10 +847,13 @@ fn one_process_cannot_take_every_connection_slot_of_the_socket() {
         .count();
     assert!(closed >= 100 - 64, "only {closed} of 100 were closed");
     // Another process (a hook) is still answered.
-    let a = d
-        .hook_json(Some(&tok), &bash("curl https://example.com"))
-        .finish();
-    assert_eq!(a.json["decision"], "allow", "{a:?}");
+    let curl = "curl https://example.com";
+    let a = d.hook_json(Some(&tok), &bash(curl)).finish();
+    assert_eq!(
+        a.json["decision"],
+        bashgate_tests::gate::untainted_allow(curl),
+        "{a:?}"
+    );
     drop(held);
 }
 

@@ -60,9 +60,10 @@ fn answers_decision_and_reason_only() {
 #[test]
 fn shares_taint_with_the_local_engine() {
     let s = Sandbox::with_config("[cop]\napi_key_env = \"BASHGATE_TEST_UNSET_KEY\"\n");
+    let curl = "curl https://example.com";
     assert_eq!(
-        bash(&s, "j2", "curl https://example.com")["decision"],
-        "allow"
+        bash(&s, "j2", curl)["decision"],
+        bashgate_tests::gate::untainted_allow(curl)
     );
     s.taint("j2", true, true);
     let v = bash(&s, "j2", "curl https://example.com");

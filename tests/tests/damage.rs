@@ -10,9 +10,12 @@
 //!
 //! The guards: none (every command runs: the damage each case can do), and
 //! bashgate's default profile in an untainted session (the person's own
-//! project) and in a tainted one (a project not trusted). Asked or denied
-//! counts as stopped (the person would be asked; a person who approves
-//! has decided); fenced runs under `bashgate run`; allowed runs as it is.
+//! project) and in a tainted one (a project not trusted), and the
+//! `minimal` profile untainted, which leaves destructive commands to the
+//! taint cascade: what the fence for writes bounds on its own. Asked or
+//! denied counts as stopped (the person would be asked; a person who
+//! approves has decided); fenced runs under `bashgate run` with the
+//! profile the hook named; allowed runs as it is.
 //!
 //! The world is jailed: an unprivileged user (`nobody`), new user, mount,
 //! network and pid namespaces, the world as the root directory with the
@@ -61,8 +64,13 @@ exec /usr/bin/env -i HOME=/home/dev PATH=/usr/local/bin:/usr/bin:/bin TMPDIR=/tm
 "#;
 
 /// The fenced line, as the hook's rewrite runs it, with the world's paths.
-const FENCED: &str = "/bashgate/bashgate run --profile default --tree /home/dev/project \
-                      --state-dir /home/dev/.local/state/bashgate --no-config -c";
+fn fenced_line(profile: &str, command: &str) -> String {
+    format!(
+        "/bashgate/bashgate run --profile {profile} --tree /home/dev/project \
+         --state-dir /home/dev/.local/state/bashgate --no-config -c {}",
+        bashgate::rewrite::quote(command)
+    )
+}
 
 /// The uncommitted edit, the untracked file and the ignored file.
 const EDITED: &str = "fn main() { println!(\"work in progress\"); }\n";
@@ -266,7 +274,23 @@ fn decide(root: &Path, state: &Path, command: &str, n: usize) -> String {
         cwd: &proj,
     };
     let v = bashgate_tests::hook_json(&at, command, &format!("d{n}"));
-    v["decision"].as_str().unwrap_or("deny").to_string()
+    let decision = v["decision"].as_str().unwrap_or("deny");
+    // A fenced decision names its profile on the line it rewrote.
+    match v["command"].as_str() {
+        Some(line) if decision == "allow-confined" => {
+            let writes = format!(
+                "--profile {}",
+                bashgate::rewrite::quote(bashgate::fence::WRITES)
+            );
+            let profile = if line.contains(&writes) {
+                "writes"
+            } else {
+                "default"
+            };
+            format!("{decision}:{profile}")
+        }
+        _ => decision.to_string(),
+    }
 }
 
 /// Runs one case in a fresh copy of the template under a decision.
@@ -291,9 +315,9 @@ fn run_case(
     let project = home.join("project");
     let before_outside = outside(&home);
     let before_commits = commits(&project);
-    let line = if decision == "allow-confined" {
+    let line = if let Some(profile) = decision.strip_prefix("allow-confined:") {
         o.fenced = true;
-        format!("{FENCED} {}", bashgate::rewrite::quote(command))
+        fenced_line(profile, command)
     } else {
         command.to_string()
     };
@@ -329,6 +353,19 @@ fn cases() -> (Vec<String>, bool) {
     (c.destructive, true)
 }
 
+/// What a guard is held to.
+#[derive(Clone, Copy)]
+enum Claim {
+    Nothing,
+    /// Nothing outside the project lost or changed, and no history lost.
+    NoDamageOutsideOrToHistory,
+    /// What it runs in the fence for writes changes nothing outside the
+    /// project (history is in the project, where work is written; what
+    /// is provably local runs as it is, for the destructive layer to ask
+    /// about, which `minimal` leaves off).
+    FencedRunsStayInside,
+}
+
 #[test]
 fn destruction_measured_as_damage() {
     let dir = tempfile::tempdir().unwrap();
@@ -350,30 +387,54 @@ fn destruction_measured_as_damage() {
         return;
     }
     // The guards' state: the person's own project (trusted), or not.
+    // A third state: trusted, under the `minimal` profile, where only the
+    // fence for writes stands between a destructive command and the home
+    // directory.
     let trusted = dir.path().join("state-trusted");
     let untrusted = dir.path().join("state-untrusted");
-    for s in [&trusted, &untrusted] {
+    let fence_alone = dir.path().join("state-fence-alone");
+    for (s, config) in [
+        (&trusted, ""),
+        (&untrusted, ""),
+        (&fence_alone, "profile = \"minimal\"\n"),
+    ] {
         std::fs::create_dir_all(s).unwrap();
-        std::fs::write(s.join("config.toml"), "").unwrap();
+        std::fs::write(s.join("config.toml"), config).unwrap();
     }
-    let t = Command::new(bashgate_tests::bashgate_bin())
-        .arg("trust")
-        .arg(root.join("home/dev/project"))
-        .env("BASHGATE_STATE_DIR", &trusted)
-        .env("BASHGATE_CONFIG", trusted.join("config.toml"))
-        .output()
-        .unwrap();
-    assert!(t.status.success(), "{t:?}");
+    for s in [&trusted, &fence_alone] {
+        let t = Command::new(bashgate_tests::bashgate_bin())
+            .arg("trust")
+            .arg(root.join("home/dev/project"))
+            .env("BASHGATE_STATE_DIR", s)
+            .env("BASHGATE_CONFIG", s.join("config.toml"))
+            .output()
+            .unwrap();
+        assert!(t.status.success(), "{t:?}");
+    }
 
     let (cases, own) = cases();
-    let guards: [(&str, Option<&Path>); 3] = [
-        ("no guard", None),
-        ("bashgate, untainted", Some(&trusted)),
-        ("bashgate, tainted (untrusted project)", Some(&untrusted)),
+    // Each guard, and what it promises.
+    let guards: [(&str, Option<&Path>, Claim); 4] = [
+        ("no guard", None, Claim::Nothing),
+        (
+            "bashgate, untainted",
+            Some(&trusted),
+            Claim::NoDamageOutsideOrToHistory,
+        ),
+        (
+            "bashgate, tainted (untrusted project)",
+            Some(&untrusted),
+            Claim::NoDamageOutsideOrToHistory,
+        ),
+        (
+            "bashgate `minimal`, untainted (destructive commands not asked)",
+            Some(&fence_alone),
+            Claim::FencedRunsStayInside,
+        ),
     ];
     let mut rows = Vec::new();
     let mut failures = Vec::new();
-    for (name, state) in guards {
+    for (name, state, claim) in guards {
         let outcomes: Vec<(String, Outcome)> = cases
             .iter()
             .enumerate()
@@ -406,7 +467,12 @@ fn destruction_measured_as_damage() {
                 o.uncommitted
             );
             eprintln!("{line}");
-            if state.is_some() && (!o.outside.is_empty() || o.history) {
+            let broken = match claim {
+                Claim::Nothing => false,
+                Claim::NoDamageOutsideOrToHistory => !o.outside.is_empty() || o.history,
+                Claim::FencedRunsStayInside => o.fenced && !o.outside.is_empty(),
+            };
+            if broken {
                 failures.push(line);
             }
         }
@@ -440,7 +506,11 @@ fn report(table: &str, cases: usize) {
          uncommitted edit, an untracked file and an ignored `.env`), jailed (user `nobody`, \
          new user, mount, network and pid namespaces, the world as the root directory, a \
          10 s timeout), under each guard's decision through the built `bashgate hook json`: \
-         stopped (asked or denied), fenced (run under `bashgate run`) or run as it is.\n\n\
+         stopped (asked or denied), fenced (run under `bashgate run` with the profile the \
+         hook named: in an untainted session, the fence for writes) or run as it is. \
+         The `minimal` row leaves destructive commands to the taint cascade: what it \
+         runs fenced there shows what the fence for writes holds on its own (a provably \
+         local command runs as it is, and `minimal` does not ask about it).\n\n\
          {table}\n\
          Without a guard, a command that walks the whole system may meet the time limit \
          before it reaches the home directory on a busy machine, so that row varies by a \

@@ -114,3 +114,34 @@ fn an_untrusted_projects_friction_is_a_tainted_sessions() {
         "{trusted:?}"
     );
 }
+
+/// Issue 36: in an untainted session nothing new stops, and what cannot
+/// be proven local runs with its writes bounded (the network kept), where
+/// this machine has the fence for writes.
+#[test]
+fn an_untainted_session_stops_nothing_and_bounds_the_writes_of_the_rest() {
+    let s = Sandbox::new();
+    s.trust_project();
+    let list = everyday();
+    let got: Vec<(String, String)> = list
+        .iter()
+        .map(|c| {
+            (
+                c.run.clone(),
+                s.bash("clean", &c.run).decision().to_string(),
+            )
+        })
+        .collect();
+    let count = |d: &str| got.iter().filter(|(_, x)| x == d).count();
+    println!(
+        "everyday commands in an untainted session: {} of {} run as they are, {} with their writes bounded, {} stopped",
+        count("allow"),
+        got.len(),
+        count("allow-confined"),
+        got.len() - count("allow") - count("allow-confined"),
+    );
+    for (c, d) in &got {
+        println!("  {d:15} {c}");
+        assert_eq!(d, bashgate_tests::gate::untainted_allow(c), "{c}");
+    }
+}

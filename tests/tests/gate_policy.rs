@@ -2,7 +2,7 @@
 //! the denylist (seed 002), the allowlist (seed 003), the git guard (seed
 //! 001), the path policy, and plugins. Also the three example configs.
 
-use bashgate_tests::gate::{example, script, Sandbox};
+use bashgate_tests::gate::{example, script, untainted_allow, Sandbox};
 use bashgate_tests::gate_http::{Reply, Server};
 use serde_json::json;
 
@@ -67,11 +67,18 @@ fn always_on_denies_reverse_shells_and_remote_code_whatever_the_taint() {
         "grep -rn 'curl | sh' docs/",
         "curl -o install.sh https://x",
     ] {
-        assert_eq!(s.bash("clean", cmd).decision(), "allow", "{cmd}");
+        assert_eq!(
+            s.bash("clean", cmd).decision(),
+            untainted_allow(cmd),
+            "{cmd}"
+        );
     }
     // It can be turned off.
     let s = Sandbox::with_config("[always]\nreverse_shells = false\nremote_code = false\n");
-    assert_eq!(s.bash("clean", "curl https://x | sh").decision(), "allow");
+    assert_eq!(
+        s.bash("clean", "curl https://x | sh").decision(),
+        untainted_allow("curl https://x | sh")
+    );
 }
 
 #[test]
@@ -138,12 +145,17 @@ fn denylist_seed_002() {
         "echo hi > /tmp/x",
     ] {
         let a = s.bash("d", cmd);
-        assert_eq!(a.decision(), "allow", "{cmd}: {}", a.reason());
+        assert_eq!(a.decision(), untainted_allow(cmd), "{cmd}: {}", a.reason());
     }
     assert!(server.requests().is_empty(), "settled commands need no LLM");
     // What static analysis cannot settle goes to the LLM with the path prompt.
     let a = s.bash("d", "python script.py");
-    assert_eq!(a.decision(), "allow", "{}", a.reason());
+    assert_eq!(
+        a.decision(),
+        untainted_allow("python script.py"),
+        "{}",
+        a.reason()
+    );
     let reqs = server.requests();
     assert_eq!(reqs.len(), 1);
     let system = reqs[0].json()["system"].as_str().unwrap().to_string();
@@ -183,7 +195,7 @@ fn allowlist_seed_003() {
         "python3 -m pytest",
     ] {
         let a = s.bash("a", cmd);
-        assert_eq!(a.decision(), "allow", "{cmd}: {}", a.reason());
+        assert_eq!(a.decision(), untainted_allow(cmd), "{cmd}: {}", a.reason());
     }
     for (cmd, rule) in [
         ("sudo ls", "BG404"),
@@ -245,7 +257,7 @@ fn git_guard_seed_001() {
         assert!(a.reason().contains("BG407"), "{}", a.reason());
     }
     for cmd in ["git status", "git diff HEAD", "echo hello", "echo git push"] {
-        assert_eq!(s.bash("g", cmd).decision(), "allow", "{cmd}");
+        assert_eq!(s.bash("g", cmd).decision(), untainted_allow(cmd), "{cmd}");
     }
     // Other tools are not the git guard's business.
     assert_eq!(

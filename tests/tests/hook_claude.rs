@@ -2,7 +2,7 @@
 //! event JSON. Output shape, exit status, malformed input, taint carried
 //! from PostToolUse to PreToolUse, concurrency, and `init claude`.
 
-use bashgate_tests::gate::{tainted_allow, Sandbox};
+use bashgate_tests::gate::{tainted_allow, untainted_allow, Sandbox};
 use serde_json::{json, Value};
 
 #[test]
@@ -29,8 +29,9 @@ fn answers_pre_tool_use_in_claude_codes_format() {
 #[test]
 fn post_tool_use_answers_empty_and_records_taint_that_pre_tool_use_reads() {
     let s = Sandbox::with_config("[cop]\napi_key_env = \"BASHGATE_TEST_UNSET_KEY\"\n");
-    // Untainted: a network command is allowed.
-    assert_eq!(s.bash("t1", "curl https://example.com").decision(), "allow");
+    // Untainted: a network command is allowed (with its writes bounded).
+    let curl = "curl https://example.com";
+    assert_eq!(s.bash("t1", curl).decision(), untainted_allow(curl));
     let p = s.post(
         "t1",
         "WebFetch",
@@ -42,7 +43,7 @@ fn post_tool_use_answers_empty_and_records_taint_that_pre_tool_use_reads() {
     assert_eq!(a.decision(), "ask", "{a:?}");
     assert!(a.reason().contains("BG419"), "{}", a.reason());
     // Another session is unaffected.
-    assert_eq!(s.bash("t2", "curl https://example.com").decision(), "allow");
+    assert_eq!(s.bash("t2", curl).decision(), untainted_allow(curl));
     // Reading a secret as well: both taints, the person decides, no Cop.
     // (Another command: the one above was asked about and never ran, so the
     // person's silence is remembered as a refusal.)
@@ -58,7 +59,7 @@ fn post_tool_use_answers_empty_and_records_taint_that_pre_tool_use_reads() {
         .run(&["taint", "clear", "--session", "t1"])
         .status
         .success());
-    assert_eq!(s.bash("t1", "curl https://example.com").decision(), "allow");
+    assert_eq!(s.bash("t1", curl).decision(), untainted_allow(curl));
 }
 
 #[test]
@@ -410,10 +411,8 @@ fn the_agent_cannot_switch_the_gate_off() {
     );
     // It can be turned off.
     let s = Sandbox::with_config("[always]\nself_protection = false\n");
-    assert_eq!(
-        s.bash("self", "echo x >> .bashgate.toml").decision(),
-        "allow"
-    );
+    let append = "echo x >> .bashgate.toml";
+    assert_eq!(s.bash("self", append).decision(), untainted_allow(append));
 }
 
 #[test]
@@ -500,8 +499,9 @@ fn ordinary_commands_cannot_reach_bashgates_files_even_tainted() {
     }
     // Untainted, everyday git in a project with Claude Code settings is
     // not asked about; a glob over the settings is still denied.
-    assert_eq!(s.bash("clean", "git checkout main").decision(), "allow");
-    assert_eq!(s.bash("clean", "tar xzf release.tgz").decision(), "allow");
+    for cmd in ["git checkout main", "tar xzf release.tgz"] {
+        assert_eq!(s.bash("clean", cmd).decision(), untainted_allow(cmd));
+    }
     assert_eq!(s.bash("clean", "rm .claude/*.json").decision(), "deny");
 }
 
@@ -596,11 +596,17 @@ fn init_claude_profile_sets_the_projects_protection() {
     assert!(a.reason().contains("BG421"), "{}", a.reason());
     let out = s.run(&["init", "claude", "--dir", &dir, "--profile", "minimal"]);
     assert!(out.status.success());
-    assert_eq!(s.bash("p3", "git reset --hard").decision(), "allow");
+    assert_eq!(
+        s.bash("p3", "git reset --hard").decision(),
+        untainted_allow("git reset --hard")
+    );
     // A profile that does not exist changes nothing.
     let out = s.run(&["init", "claude", "--dir", &dir, "--profile", "loose"]);
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(s.bash("p4", "git reset --hard").decision(), "allow");
+    assert_eq!(
+        s.bash("p4", "git reset --hard").decision(),
+        untainted_allow("git reset --hard")
+    );
 }
 
 #[test]
@@ -610,10 +616,8 @@ fn a_taint_that_cannot_be_recorded_taints_the_session_and_the_person_is_told() {
     std::fs::create_dir_all(&runtime).unwrap();
     s.set("XDG_RUNTIME_DIR", &runtime.display().to_string());
     // Untainted, a plain download passes.
-    assert_eq!(
-        s.bash("full", "curl https://example.com").decision(),
-        "allow"
-    );
+    let curl = "curl https://example.com";
+    assert_eq!(s.bash("full", curl).decision(), untainted_allow(curl));
     // The session's state can be read but no longer written (as on a full
     // or read-only disk; a directory where the lock file goes does it even
     // for root).
@@ -653,10 +657,7 @@ fn a_taint_that_cannot_be_recorded_taints_the_session_and_the_person_is_told() {
         .run(&["taint", "clear", "--session", "full"])
         .status
         .success());
-    assert_eq!(
-        s.bash("full", "curl https://example.com").decision(),
-        "allow"
-    );
+    assert_eq!(s.bash("full", curl).decision(), untainted_allow(curl));
 }
 
 #[test]
@@ -798,17 +799,27 @@ fn a_really_full_disk_taints_the_session() {
 }
 
 /// Whether a command could run fenced is found out (a probe the hook caches
-/// in the state directory) only when a decision needs it: a clean session's
-/// commands never ask, a tainted session's first command that is not
-/// provably local does.
+/// in the state directory) only when a decision needs it: a provably local
+/// command in a clean session never asks; the first command that is not
+/// provably local does (a clean session's for the fence for writes).
 #[test]
 fn only_a_call_that_could_run_fenced_probes_the_fence() {
     let s = Sandbox::new();
     let probe = s.state().join("fence-probe.txt");
-    for cmd in ["ls -la", "make test", "curl -s https://example.com"] {
+    for cmd in ["ls -la", "cat README.md | wc -l"] {
         s.bash("clean", cmd);
     }
-    assert!(!probe.exists(), "a clean session probed the fence");
+    assert!(
+        !probe.exists(),
+        "a clean session's provably local command probed the fence"
+    );
+    let a = s.bash("clean", "make test");
+    assert!(
+        probe.exists(),
+        "a clean session's `make test` did not probe: {a:?}"
+    );
+    assert_eq!(a.decision(), untainted_allow("make test"), "{a:?}");
+    std::fs::remove_file(&probe).unwrap();
     s.taint("read-the-web", true, false);
     let a = s.bash("read-the-web", "make test");
     assert!(
@@ -830,9 +841,22 @@ fn the_hook_leaves_its_decision_for_the_shell_wrapper_and_never_rewrites() {
     use bashgate::runs::{HowToRun, Tickets};
     let s = Sandbox::new();
     let tickets = Tickets::new(&s.state());
+    // Untainted: nothing is said to the client; what is not provably
+    // local is left to run in the fence for writes.
     let a = s.bash("clean", "make test");
     assert_eq!(a.json, json!({}), "{a:?}");
-    assert_eq!(tickets.peek("clean", "make test").unwrap(), None);
+    let left = tickets.peek("clean", "make test").unwrap();
+    if bashgate_tests::gate::writes_fence_available() {
+        match left {
+            Some(HowToRun::Fenced(spec)) => assert_eq!(spec.profile, bashgate::fence::WRITES),
+            other => panic!("{other:?}"),
+        }
+    } else {
+        assert_eq!(left, None);
+    }
+    let a = s.bash("clean", "ls -la");
+    assert_eq!(a.json, json!({}), "{a:?}");
+    assert_eq!(tickets.peek("clean", "ls -la").unwrap(), None);
 
     s.taint("t", true, true);
     let fenced = s.bash("t", "make test");

@@ -82,13 +82,23 @@ fn allow_confined_carries_the_command_to_run_and_it_runs_fenced() {
     assert!(s.project().join("out.txt").exists());
     l.set_nonblocking(true).unwrap();
     assert!(l.accept().is_err(), "the command reached the listener");
-    // Network commands are not fenced: they keep the matrix.
+    // Network commands are not given the full fence (there they could
+    // only fail): untainted, they keep the network with their writes
+    // bounded.
+    let curl = "curl https://example.com";
     let a = hook_json(
         &s,
-        &json!({"tool_input": {"command": "curl https://example.com"}, "session_id": "j"}),
+        &json!({"tool_input": {"command": curl}, "session_id": "j"}),
     );
-    assert_eq!(a["decision"], "allow", "{a}");
-    assert!(a.get("command").is_none(), "{a}");
+    assert_eq!(
+        a["decision"],
+        bashgate_tests::gate::untainted_allow(curl),
+        "{a}"
+    );
+    if a["decision"] == "allow-confined" {
+        let line = a["command"].as_str().unwrap();
+        assert!(line.contains("--profile 'writes'"), "{line}");
+    }
 }
 
 /// The audit log keeps both sides: the hook's `allow-confined` decision,

@@ -32,9 +32,10 @@ fn output_that_shows_a_secret_taints_the_session() {
     // The control: the same command, output without the secret.
     ran(&s, "clean", "grep -r PORT .", "./.env:PORT=3000\n");
     assert!(!secret_tainted(&s, "clean"));
+    let curl = "curl https://example.com";
     assert_eq!(
-        s.bash("clean", "curl https://example.com").decision(),
-        "allow"
+        s.bash("clean", curl).decision(),
+        bashgate_tests::gate::untainted_allow(curl)
     );
     // The secret's value on the screen: the session read it.
     ran(

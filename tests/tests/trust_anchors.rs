@@ -9,7 +9,7 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::time::Duration;
 
-use bashgate_tests::gate::{tainted_allow, Sandbox};
+use bashgate_tests::gate::{tainted_allow, untainted_allow, Sandbox};
 use serde_json::{json, Value};
 
 /// A loopback listener that counts the connections it receives.
@@ -106,7 +106,10 @@ fn a_repositorys_configuration_loosens_nothing_until_the_person_trusts_it() {
     project_file(&s, &s.project(), "profile = \"minimal\"");
     assert_eq!(s.bash("t", "sudo id").decision(), "ask");
     s.trust_project();
-    assert_eq!(s.bash("t", "sudo id").decision(), "allow");
+    assert_eq!(
+        s.bash("t", "sudo id").decision(),
+        untainted_allow("sudo id")
+    );
     // Changed afterwards, it is not.
     std::fs::write(
         s.project().join(".bashgate.toml"),
@@ -207,13 +210,14 @@ fn a_session_in_an_untrusted_project_is_corruption_tainted() {
     assert!(a.reason().contains("not trusted"), "{}", a.reason());
     assert_eq!(s.bash("s", "make test").decision(), tainted_allow());
     s.trust_project();
-    assert_eq!(s.bash("t", "curl https://example.com").decision(), "allow");
+    let curl = "curl https://example.com";
+    assert_eq!(s.bash("t", curl).decision(), untainted_allow(curl));
     // The person may turn it off in their own configuration (never a
     // project's).
     let s = Sandbox::with_config("[taint]\nuntrusted_projects = false\n");
     let out = s.run(&["trust", "--revoke", &s.project().display().to_string()]);
     assert!(out.status.success());
-    assert_eq!(s.bash("s", "curl https://example.com").decision(), "allow");
+    assert_eq!(s.bash("s", curl).decision(), untainted_allow(curl));
 }
 
 fn post_with_id(s: &Sandbox, session: &str, command: &str, id: &str) {

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use bashgate::call::{Fence, FenceOffer};
+use bashgate::call::{Fence, FenceKind, FenceOffer};
 use bashgate::decision::Decision;
 use bashgate::engine::{Gate, Outcome, Said, ToolCall};
 use bashgate::taint::{Source, Store};
@@ -86,7 +86,9 @@ pub fn decide(config_flag: Option<&Path>, command: &str, before: Before) -> Trie
     } = anchored;
     let untrusted = crate::hook::untrusted_project(&config, project.as_deref());
     let untrusted_project = untrusted.is_some();
-    let fence = crate::hook::fence_offer(&config.confine, &config.state_dir());
+    let state_dir = config.state_dir();
+    let fence = crate::hook::fence_offer(&config.confine, &state_dir, FenceKind::Full);
+    let writes_fence = crate::hook::fence_offer(&config.confine, &state_dir, FenceKind::Writes);
     let no_fence = match &fence {
         Fence::Offered => None,
         Fence::Unavailable(why) => Some(why.clone()),
@@ -138,7 +140,7 @@ pub fn decide(config_flag: Option<&Path>, command: &str, before: Before) -> Trie
     gate.project = project.clone();
     gate.asks_person = false;
     gate.dry_run = true;
-    let offer = FenceOffer::known(fence);
+    let offer = FenceOffer::known_each(fence, writes_fence);
     let outcome = gate.decide_guarded(&bash_call(&cwd, &input, &offer));
     Tried {
         outcome,
@@ -177,6 +179,9 @@ fn word(d: &Decision) -> &'static str {
 fn meaning(d: &Decision) -> &'static str {
     use bashgate::decision::Permission;
     match d.permission {
+        Permission::Allow if d.writes_only => {
+            "it runs with its writes bounded: only the working tree, the temporary directories and the caches may change; the network is allowed"
+        }
         Permission::Allow if d.confined => {
             "it runs inside the fence: no network, protected files read-only"
         }

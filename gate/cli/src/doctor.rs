@@ -494,6 +494,7 @@ fn trust_problem(client: &str, cwd: &Path, home: Option<&Path>) -> Option<String
 pub fn run(profile: &str, json: bool) -> ExitCode {
     let probe = bashgate::fence::probe();
     let fence = probe.can_run(profile);
+    let writes = probe.can_run(bashgate::fence::WRITES);
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let home = dirs::home_dir();
     let path_var = std::env::var("PATH").ok();
@@ -508,6 +509,8 @@ pub fn run(profile: &str, json: bool) -> ExitCode {
                 "layers": probe.lines(),
                 "can_confine": fence.is_ok(),
                 "why_not": fence.as_ref().err(),
+                "can_bound_writes": writes.is_ok(),
+                "why_writes_not": writes.as_ref().err(),
             },
             "clients": reports,
             "project": project,
@@ -522,6 +525,16 @@ pub fn run(profile: &str, json: bool) -> ExitCode {
             Ok(()) => println!("bashgate run --profile {profile}: can confine commands here"),
             Err(why) => println!(
                 "bashgate run --profile {profile}: CANNOT confine here: {why}. Tainted sessions then ask as before."
+            ),
+        }
+        match &writes {
+            Ok(()) => println!(
+                "bashgate run --profile {}: can bound writes here (an untainted session's commands that cannot be proven local)",
+                bashgate::fence::WRITES
+            ),
+            Err(why) => println!(
+                "bashgate run --profile {}: CANNOT bound writes here: {why}. An untainted session's commands run with their writes unbounded.",
+                bashgate::fence::WRITES
             ),
         }
         println!();

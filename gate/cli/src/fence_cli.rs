@@ -106,16 +106,29 @@ pub fn run(
     if fence::left_behind(&state_dir).is_empty() {
         let _ = std::fs::remove_file(&left_behind);
     }
+    let writable = protected::writable(tree.as_deref(), &at, &config.confine.writable, &profile);
+    // Without a private side (the fence for writes, in a session that has
+    // read nothing untrusted) the run keeps no watch on control places.
+    let private = profile.private;
+    let tmp = std::env::temp_dir();
+    let tmp = std::fs::canonicalize(&tmp).unwrap_or(tmp);
+    let private_tmp = private || !writable.trees.iter().any(|t| tmp.starts_with(t));
     let spec = RunSpec {
         command: command.to_string(),
-        profile,
-        protect: protected::default_protected(&at, &extra),
-        writable: protected::writable(tree.as_deref(), &at, &config.confine.writable),
-        tree,
+        // Read-only mounts need the namespaces.
+        protect: if profile.namespaces {
+            protected::default_protected(&at, &extra)
+        } else {
+            Vec::new()
+        },
+        writable,
+        tree: tree.filter(|_| private),
         control_names: protected::control_names(),
         installed_names: protected::installed_names(),
         cwd_file,
-        left_behind: Some(left_behind),
+        left_behind: private.then_some(left_behind),
+        private_tmp,
+        profile,
     };
     let audit = config.audit.enabled.then(|| {
         config
@@ -159,6 +172,7 @@ fn run_spec(spec: &RunSpec, audit: Option<PathBuf>, cwd: &Path) -> ExitCode {
             }
         }
     };
+    let tell = |n: fence::Notice| tell(&spec.profile, n);
     let code = fence::run(spec, &mut report, &tell);
     if code == fence::CANNOT_CONFINE {
         if let Some(path) = &audit {
@@ -177,10 +191,13 @@ fn run_spec(spec: &RunSpec, audit: Option<PathBuf>, cwd: &Path) -> ExitCode {
 
 /// Words each notice of the fence on stderr, where the agent reads it.
 #[cfg(target_os = "linux")]
-fn tell(notice: fence::Notice) {
+fn tell(profile: &Profile, notice: fence::Notice) {
     use fence::Notice;
     match notice {
         Notice::CannotConfine(why) => eprintln!("bashgate run: cannot confine: {why}"),
+        Notice::FailedFenced if !profile.network => eprintln!(
+            "bashgate: ran with writes bounded (only the working tree, the temporary directories and the caches may change; the network is allowed): a failure above may be the fence. To write elsewhere, ask the person to run it or to add the place to [confine] writable"
+        ),
         Notice::FailedFenced => eprintln!(
             "bashgate: ran confined (no network; writes only in the working tree, its control files read-only): a failure above may be the fence"
         ),

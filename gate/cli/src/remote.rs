@@ -14,6 +14,7 @@ use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncWrite};
 
+use bashgate::call::FenceKind;
 use bashgate::config::Config;
 use bashgate::decision::{excerpt, Decision, Layer, Permission};
 use bashgate::endpoint::Target;
@@ -216,6 +217,7 @@ async fn ask_daemon(
     let mut body = body(call);
     // Whether the fence can be set up here, where the command runs.
     body["fence"] = json!(call.fence.get().wire());
+    body["fence_writes"] = json!(call.fence.of(FenceKind::Writes).wire());
     let a = match call_within(
         timeout,
         target,
@@ -283,6 +285,7 @@ fn answer_decision(v: &Value) -> Option<Decision> {
     );
     // An allow that holds only fenced stays so here.
     d.confined = permission == Permission::Allow && v["confined"] == true;
+    d.writes_only = d.confined && v["writes_only"] == true;
     Some(d)
 }
 

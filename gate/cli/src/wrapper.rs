@@ -20,7 +20,7 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, ExitCode};
 
-use bashgate::call::FenceOffer;
+use bashgate::call::{FenceKind, FenceOffer};
 use bashgate::decision::Permission;
 use bashgate::engine::{Gate, ToolCall};
 use bashgate::rewrite::{self, FencingSpec};
@@ -189,11 +189,11 @@ fn decision(session: &str, command: &str, exact: bool) -> Result<HowToRun, Strin
     };
     let probe = {
         let (confine, state_dir) = (config.confine.clone(), state_dir.clone());
-        move || hook::fence_offer(&confine, &state_dir)
+        move |kind| hook::fence_offer(&confine, &state_dir, kind)
     };
     if tickets.decided_elsewhere(session) {
         // The session's taint is the daemon's: it runs fenced.
-        return match probe() {
+        return match probe(FenceKind::Full) {
             bashgate::call::Fence::Offered => Ok(HowToRun::Fenced(spec)),
             bashgate::call::Fence::Unavailable(why) => Err(format!(
                 "bashgate's daemon decides this session and left no decision for this command, and it cannot run fenced here ({why})"
@@ -223,7 +223,7 @@ fn decision(session: &str, command: &str, exact: bool) -> Result<HowToRun, Strin
     );
     let d = &outcome.decision;
     match d.permission {
-        Permission::Allow if d.confined => Ok(HowToRun::Fenced(spec)),
+        Permission::Allow if d.confined => Ok(HowToRun::Fenced(spec.of_kind(d.fence_kind()))),
         Permission::Allow => Ok(HowToRun::Plain),
         _ => Err(format!(
             "it reached the shell without bashgate's decision, and bashgate would not let it run unasked: {}",

@@ -49,10 +49,11 @@ fn write_rights(abi: ABI) -> BitFlags<AccessFs> {
     AccessFs::from_write(abi) & !AccessFs::IoctlDev
 }
 
-/// Applies what `abi` offers; `writable` is used from ABI [`FILES_ABI`].
-pub fn restrict(abi: i32, writable: &Writable) -> Result<Enforced, String> {
+/// Applies what `abi` offers; `writable` is used from ABI [`FILES_ABI`],
+/// and the network rules and scoping only when `network` is fenced.
+pub fn restrict(abi: i32, writable: &Writable, network: bool) -> Result<Enforced, String> {
     let files = abi >= FILES_ABI;
-    let net = abi >= 4;
+    let net = network && abi >= 4;
     if !files && !net {
         return Ok(Enforced::default());
     }
@@ -68,7 +69,7 @@ pub fn restrict(abi: i32, writable: &Writable) -> Result<Enforced, String> {
             .handle_access(AccessNet::from_all(target))
             .map_err(|e| e.to_string())?;
     }
-    if abi >= 6 {
+    if network && abi >= 6 {
         rs = rs
             .scope(Scope::AbstractUnixSocket | Scope::Signal)
             .map_err(|e| e.to_string())?;

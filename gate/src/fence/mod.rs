@@ -67,11 +67,20 @@ pub struct Profile {
     pub name: &'static str,
     /// User, mount, network and pid namespaces, and the read-only mounts.
     pub namespaces: bool,
-    /// The seccomp filter (always on: it is the network fence that needs
-    /// nothing but the kernel).
+    /// The seccomp filter (the network fence that needs nothing but the
+    /// kernel; on wherever the network is fenced).
     pub seccomp: bool,
     /// Landlock at least this ABI (0: used where present, not required).
     pub landlock_abi: i32,
+    /// Whether the network is fenced (and abstract sockets and signals
+    /// scoped). Off only where writes alone are bounded.
+    pub network: bool,
+    /// Whether the command gets a private temporary directory, removed
+    /// when it ends, and the control places it creates in the tree are
+    /// moved aside; otherwise the real temporary directories are writable
+    /// (those that do not hold the home directory) and stay as the command
+    /// left them.
+    pub private: bool,
 }
 
 pub const PROFILES: &[Profile] = &[
@@ -80,12 +89,16 @@ pub const PROFILES: &[Profile] = &[
         namespaces: true,
         seccomp: true,
         landlock_abi: 0,
+        network: true,
+        private: true,
     },
     Profile {
         name: "strict",
         namespaces: true,
         seccomp: true,
         landlock_abi: 6,
+        network: true,
+        private: true,
     },
     // For machines without user namespaces (inside Docker's default
     // seccomp profile): no network, but protected files are not fenced.
@@ -94,8 +107,25 @@ pub const PROFILES: &[Profile] = &[
         namespaces: false,
         seccomp: true,
         landlock_abi: 0,
+        network: true,
+        private: true,
+    },
+    // For a session that has read nothing untrusted: what cannot be
+    // proven local may still use the network, but may write only in the
+    // working tree, the temporary directories and the caches (Landlock
+    // file rules, so they are required).
+    Profile {
+        name: WRITES,
+        namespaces: false,
+        seccomp: false,
+        landlock_abi: 2, // the file rules (landlock.rs)
+        network: false,
+        private: false,
     },
 ];
+
+/// The profile that bounds writes only.
+pub const WRITES: &str = "writes";
 
 impl Profile {
     pub fn named(name: &str) -> Result<Profile, String> {
@@ -143,6 +173,10 @@ pub struct RunSpec {
     /// The names of installed-code directories (`node_modules`...): control
     /// places inside them that exist are not made read-only.
     pub installed_names: Vec<String>,
+    /// Whether the command gets a private temporary directory (`TMPDIR`),
+    /// removed when it ends: under a private profile, and wherever the
+    /// temporary directory the environment names is not writable.
+    pub private_tmp: bool,
     /// Where to write the command's final working directory.
     pub cwd_file: Option<PathBuf>,
     /// Where to note a control file the command created that could not be
@@ -223,6 +257,8 @@ pub struct Layers {
     pub watched: usize,
     pub capabilities: bool,
     pub seccomp: bool,
+    /// The network fenced (otherwise the command may use it).
+    pub network: bool,
     /// The Landlock ABI enforced (0: none).
     pub landlock_abi: i32,
     /// Writes held to the working tree and the listed places (Landlock).
@@ -243,6 +279,9 @@ impl Layers {
         }
         if self.seccomp {
             on.push("seccomp".into());
+        }
+        if !self.network {
+            on.push("network allowed".into());
         }
         if self.writes_confined {
             on.push("writes only in the working tree and the listed places".into());

@@ -16,6 +16,8 @@ pub(crate) struct Table {
     control_kinds: Vec<String>,
     devices: Vec<String>,
     writable_home: Vec<String>,
+    scratch: Vec<String>,
+    caches_home: Vec<String>,
     pub(crate) confinable_network: Vec<String>,
 }
 
@@ -69,14 +71,52 @@ fn chain(root: &Path, cwd: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The scratch directories (`scratch` in gate/data/fence.toml, and the
+/// temporary directory the environment names unless it is or holds the
+/// project or the home directory), symlinks resolved.
+pub fn scratch_dirs(project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut out: Vec<PathBuf> = TABLE.scratch.iter().map(|s| canon(Path::new(s))).collect();
+    let tmp = canon(&std::env::temp_dir());
+    let (project, home) = (canon(project), home.map(canon));
+    let holds =
+        |p: &Path| project.starts_with(p) || home.as_deref().is_some_and(|h| h.starts_with(p));
+    if !holds(&tmp) && !out.contains(&tmp) {
+        out.push(tmp);
+    }
+    out
+}
+
 /// Where a fenced command may write: the working tree (none when there is
 /// no tree it may have), the devices in gate/data/fence.toml, the places
 /// it lists under the home directory, and the person's `[confine]
-/// writable`.
-pub fn writable(tree: Option<&Path>, at: &Places, extra: &[PathBuf]) -> super::Writable {
+/// writable`; under a profile without a private temporary directory (the
+/// fence for writes), also the scratch directories and the caches.
+pub fn writable(
+    tree: Option<&Path>,
+    at: &Places,
+    extra: &[PathBuf],
+    profile: &super::Profile,
+) -> super::Writable {
     let mut trees: Vec<PathBuf> = tree.map(Path::to_path_buf).into_iter().collect();
     if let Some(h) = at.home {
         trees.extend(TABLE.writable_home.iter().map(|rel| h.join(rel)));
+    }
+    if !profile.private {
+        // A scratch directory that holds the home directory (a home under
+        // /tmp) is not scratch to the fence: Landlock cannot carve the
+        // home out of it.
+        let home = at
+            .home
+            .map(|h| std::fs::canonicalize(h).unwrap_or_else(|_| h.to_path_buf()));
+        trees.extend(
+            scratch_dirs(at.project_root, at.home)
+                .into_iter()
+                .filter(|d| !home.as_deref().is_some_and(|h| h.starts_with(d))),
+        );
+        if let Some(h) = at.home {
+            trees.extend(TABLE.caches_home.iter().map(|rel| h.join(rel)));
+        }
     }
     trees.extend(extra.iter().map(|p| at.cwd.join(p)));
     super::Writable {
@@ -391,10 +431,42 @@ mod tests {
             state_dir: Path::new("/home/u/.local/state/bashgate"),
             path_var: None,
         };
-        let w = writable(Some(at.project_root), &at, &[PathBuf::from("/var/cache/x")]);
+        let extra = [PathBuf::from("/var/cache/x")];
+        let full = super::super::Profile::named("default").unwrap();
+        let w = writable(Some(at.project_root), &at, &extra, &full);
         assert_eq!(w.trees[0], PathBuf::from("/home/u/proj"));
         assert!(w.trees.contains(&PathBuf::from("/var/cache/x")));
         assert!(w.trees.iter().all(|t| t != Path::new("/home/u")));
         assert!(w.files.contains(&PathBuf::from("/dev/null")));
+        // The full fence gives no shared temporary directory and no cache.
+        assert!(!w
+            .trees
+            .iter()
+            .any(|t| t.starts_with("/tmp") || t.ends_with(".cache")));
+        // The fence for writes adds the scratch directories and the
+        // caches, never the home directory or a directory holding it.
+        let writes = super::super::Profile::named(super::super::WRITES).unwrap();
+        let w = writable(Some(at.project_root), &at, &extra, &writes);
+        assert!(
+            w.trees.contains(&PathBuf::from("/var/tmp")),
+            "{:?}",
+            w.trees
+        );
+        assert!(w.trees.contains(&PathBuf::from("/home/u/.cache")));
+        assert!(w.trees.contains(&PathBuf::from("/home/u/.cargo")));
+        assert!(w
+            .trees
+            .iter()
+            .all(|t| !Path::new("/home/u/docs").starts_with(t)));
+        let at_tmp = Places {
+            home: Some(Path::new("/tmp")),
+            ..at
+        };
+        let w = writable(Some(at.project_root), &at_tmp, &extra, &writes);
+        assert!(
+            !w.trees.iter().any(|t| t == Path::new("/tmp")),
+            "{:?}",
+            w.trees
+        );
     }
 }

@@ -92,8 +92,9 @@ fn start(
     let mut layers = Layers {
         namespaces: spec.profile.namespaces,
         capabilities: true,
-        seccomp: true,
-        landlock_abi: if landlock_abi >= 4 {
+        seccomp: spec.profile.seccomp,
+        network: spec.profile.network,
+        landlock_abi: if landlock_abi >= 4 || !spec.profile.network {
             landlock_abi.min(7)
         } else {
             0
@@ -102,9 +103,13 @@ fn start(
         ..Layers::default()
     };
     let cwd = std::env::current_dir().map_err(|e| format!("no working directory ({e})"))?;
-    let scratch = Scratch::make()?;
+    let scratch = if spec.private_tmp {
+        Some(Scratch::make()?)
+    } else {
+        None
+    };
     let mut writable = spec.writable.clone();
-    writable.trees.push(scratch.0.clone());
+    writable.trees.extend(scratch.iter().map(|s| s.0.clone()));
     if let Some(file) = &spec.cwd_file {
         // Made now: the fenced shell may write it, not create it.
         std::fs::OpenOptions::new()
@@ -168,8 +173,10 @@ fn start(
         watch.missing.extend(absent);
     } else {
         report(&layers);
-        // Best effort: the profile asks for seccomp only.
-        let _ = ns::enter_network_only();
+        if spec.profile.network {
+            // Best effort: the profile asks for seccomp only.
+            let _ = ns::enter_network_only();
+        }
     }
     if !writes_confined {
         tell(Notice::WritesNotConfined(&format!(
@@ -185,7 +192,8 @@ fn start(
         return Err(format!("cannot fork ({})", std::io::Error::last_os_error()));
     }
     if init == 0 {
-        let code = fence_init(spec, &argv, real_uid, &writable, &scratch.0, tell);
+        let private_tmp = scratch.as_ref().map(|s| s.0.as_path());
+        let code = fence_init(spec, &argv, real_uid, &writable, private_tmp, tell);
         unsafe { libc::_exit(code) }
     }
     forward_signals(init);
@@ -402,7 +410,7 @@ fn fence_init(
     argv: &[CString],
     real_uid: libc::uid_t,
     writable: &Writable,
-    scratch: &Path,
+    scratch: Option<&Path>,
     tell: &dyn Fn(Notice),
 ) -> i32 {
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
@@ -441,10 +449,12 @@ fn exec_fenced(
     argv: &[CString],
     real_uid: libc::uid_t,
     writable: &Writable,
-    scratch: &Path,
+    scratch: Option<&Path>,
 ) -> String {
     close_inherited();
-    std::env::set_var("TMPDIR", scratch);
+    if let Some(scratch) = scratch {
+        std::env::set_var("TMPDIR", scratch);
+    }
     if let Err(e) = caps::drop_all(real_uid) {
         if spec.profile.namespaces {
             return e;
@@ -455,7 +465,7 @@ fn exec_fenced(
             return e;
         }
     }
-    match landlock::restrict(super::probe::landlock_abi(), writable) {
+    match landlock::restrict(super::probe::landlock_abi(), writable, spec.profile.network) {
         Ok(got) if got.abi < spec.profile.landlock_abi => {
             return format!(
                 "Landlock ABI {} could not be enforced",
@@ -475,8 +485,10 @@ fn exec_fenced(
         }
         Err(_) => {}
     }
-    if let Err(e) = seccomp::install() {
-        return e;
+    if spec.profile.seccomp {
+        if let Err(e) = seccomp::install() {
+            return e;
+        }
     }
     let mut ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
     ptrs.push(std::ptr::null());

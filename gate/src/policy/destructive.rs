@@ -31,8 +31,6 @@ static DATA: LazyLock<Data> =
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Data {
-    /// Directories outside the project where deleting is everyday work.
-    scratch: Vec<String>,
     block_devices: Vec<String>,
     protected_branches: Vec<String>,
     find: FindData,
@@ -535,17 +533,9 @@ impl<'a> Places<'a> {
     fn new(b: &BashCall, project: &Path, data: &'a Data) -> Places<'a> {
         let dirs = working_dirs(b);
         let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-        let mut scratch: Vec<PathBuf> = data.scratch.iter().map(|s| canon(Path::new(s))).collect();
-        // The temporary directory the environment names, unless it is the
-        // project or holds it.
-        let tmp = canon(&std::env::temp_dir());
         let project = canon(project);
         let home = resolve(Path::new("/"), "~");
-        let holds =
-            |p: &Path| project.starts_with(p) || home.as_deref().is_some_and(|h| h.starts_with(p));
-        if !holds(&tmp) {
-            scratch.push(tmp);
-        }
+        let scratch = crate::fence::protected::scratch_dirs(&project, home.as_deref());
         Places {
             bases: dirs.bases,
             unknown_cd: dirs.unknown,

@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use bashgate::audit::{Audit, Record};
-use bashgate::call::{Fence, FenceOffer};
+use bashgate::call::{Fence, FenceKind, FenceOffer};
 use bashgate::config::{self, OnError};
 use bashgate::decision::{Decision, Layer, Permission};
 use bashgate::engine::{Gate, ToolCall};
@@ -259,6 +259,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         state_dir: config.state_dir(),
         config: person_file.clone(),
     };
+    let how_for = move |d: &Decision| how.of_kind(d.fence_kind());
     let tickets = bashgate::runs::Tickets::new(&config.state_dir());
     let left_for = &tickets;
     let shell_tool = match P::FENCE {
@@ -282,7 +283,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
             // question does: if the person approves, the wrapper alone
             // would not run it.
             let ticket = if fenced {
-                Some(bashgate::runs::HowToRun::Fenced(how.clone()))
+                Some(bashgate::runs::HowToRun::Fenced(how_for(d)))
             } else if d.permission == Permission::Ask
                 || (d.permission == Permission::Allow && elsewhere)
             {
@@ -298,6 +299,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
                 }
             }
         } else if fenced {
+            let how = how_for(d);
             let how = how.fencing();
             return match fenced_input(input, &how) {
                 Ok(input) => P::render(Reply::Fenced {
@@ -372,7 +374,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
     // What the probe needs, copied out: the engine takes the configuration.
     let confine = config.confine.clone();
     let state_dir = config.state_dir();
-    let probe = move || {
+    let probe = move |kind| {
         if let FenceRoute::Wrapper { client } = P::FENCE {
             // The wrapper reads the person's configuration as found
             // without a flag: one the hook was given, it would not.
@@ -385,7 +387,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
                 return Fence::Unavailable(why);
             }
         }
-        fence_offer(&confine, &state_dir)
+        fence_offer(&confine, &state_dir, kind)
     };
     let fence = match P::FENCE {
         _ if event.kind != Kind::Pre => FenceOffer::known(Fence::not_offered()),
@@ -642,11 +644,22 @@ pub(crate) fn untrusted_project(
 
 /// Whether this hook can run a command fenced on this machine: the
 /// configuration wants it and the kernel offers the profile's layers.
-pub(crate) fn fence_offer(confine: &config::ConfineConfig, state_dir: &std::path::Path) -> Fence {
+pub(crate) fn fence_offer(
+    confine: &config::ConfineConfig,
+    state_dir: &std::path::Path,
+    kind: FenceKind,
+) -> Fence {
     if confine.when == config::ConfineWhen::Never {
         return Fence::Unavailable("confine.when = \"never\"".into());
     }
-    match bashgate::fence::probe_cached(state_dir).can_run(&confine.profile) {
+    let profile = match kind {
+        FenceKind::Full => confine.profile.as_str(),
+        FenceKind::Writes if confine.untainted == config::UntaintedFence::Off => {
+            return Fence::Unavailable("confine.untainted = \"off\"".into())
+        }
+        FenceKind::Writes => bashgate::fence::WRITES,
+    };
+    match bashgate::fence::probe_cached(state_dir).can_run(profile) {
         Ok(()) => Fence::Offered,
         Err(why) => Fence::Unavailable(why),
     }

@@ -126,6 +126,8 @@ struct CheckBody {
     /// `"offered"` when the client runs an allow-confined command under
     /// `bashgate run` where it runs; otherwise why it cannot.
     fence: Option<String>,
+    /// The same for the fence for writes (profile `writes`).
+    fence_writes: Option<String>,
 }
 
 thread_local! {
@@ -174,7 +176,10 @@ async fn check(
             .tool_name
             .filter(|t| !t.is_empty())
             .unwrap_or("Bash".into());
-        let fence = FenceOffer::known(Fence::from_wire(body.fence.as_deref()));
+        let fence = FenceOffer::known_each(
+            Fence::from_wire(body.fence.as_deref()),
+            Fence::from_wire(body.fence_writes.as_deref()),
+        );
         let call = ToolCall {
             call_id: None,
             session: &session,
@@ -221,6 +226,9 @@ async fn check(
         });
         if d.confined {
             v["confined"] = json!(true);
+        }
+        if d.writes_only {
+            v["writes_only"] = json!(true);
         }
         Ok(Json(v))
     })
