@@ -119,6 +119,10 @@ enum Target {
     Tree,
     /// Some process name is not one the project may stop (seed 003's list).
     Processes,
+    /// git push: a branch it updates is protected (`protected_branches`):
+    /// one named as a destination, the current branch when none is named,
+    /// any with `--all`.
+    Branch,
 }
 
 pub struct Destructive {
@@ -336,6 +340,36 @@ impl Rule {
                 .find_map(|s| places.changes(s).denied())
                 .map(Some),
             Target::Tree => find_tree(rest, shapes, places).map(Some),
+            Target::Branch => {
+                // After the remote, the refspecs.
+                let specs: Vec<&str> = operands().skip(1).collect();
+                let all = options.has_from(from, "--all") || options.has_from(from, "--branches");
+                let current;
+                let branches: Vec<&str> = if all {
+                    vec!["--all"]
+                } else if specs.is_empty() {
+                    current = current_branch(&places.project);
+                    vec![current.as_deref().unwrap_or("(unknown)")]
+                } else {
+                    specs
+                };
+                branches
+                    .into_iter()
+                    .find(|b| {
+                        let dst = b.rsplit(':').next().unwrap_or(b);
+                        let dst = dst.trim_start_matches("refs/heads/");
+                        // Every branch, one unknown, or one known only at
+                        // run time may be a protected one.
+                        *b == "--all"
+                            || *b == "(unknown)"
+                            || dst.contains('*')
+                            || DATA
+                                .protected_branches
+                                .iter()
+                                .any(|p| dst == p || dst.starts_with(&format!("{p}/")))
+                    })
+                    .map(|b| Some(format!("it updates `{b}`, which may be a protected branch")))
+            }
             Target::Processes => {
                 let allowed = super::allowlist::pkill_allowed();
                 operands()
@@ -369,6 +403,21 @@ impl Rule {
         })?;
         Some(format!("`{branch}` is a protected branch"))
     }
+}
+
+/// The branch checked out in `project` (`.git/HEAD`, through a `.git`
+/// file's `gitdir:`), when it is one.
+fn current_branch(project: &Path) -> Option<String> {
+    let dot_git = project.join(".git");
+    let dir = if dot_git.is_file() {
+        crate::fence::protected::gitdir_named(&dot_git)?
+    } else {
+        dot_git
+    };
+    let head = std::fs::read_to_string(dir.join("HEAD")).ok()?;
+    head.trim()
+        .strip_prefix("ref: refs/heads/")
+        .map(str::to_string)
 }
 
 /// find's own reading: its starting points, whether it deletes or runs a
