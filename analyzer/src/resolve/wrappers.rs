@@ -692,9 +692,14 @@ impl<'c> Resolver<'c> {
             "--bf",
         ];
         let mut i = 0;
+        // `-q`: each word of the command is quoted, so the words keep
+        // their bounds; otherwise they are joined with spaces for a shell
+        // (`parallel bash -c 'rm -rf {}'` runs `bash -c rm -rf X`).
+        let mut quote = false;
         while i < rest.len() {
             let Some(s) = rest[i].text() else { break };
             let key = s.split('=').next().unwrap_or(s);
+            quote |= key == "-q" || key == "--quote";
             if REMOTE.contains(&key) {
                 return self.add(
                     inner,
@@ -780,6 +785,7 @@ impl<'c> Resolver<'c> {
                         }
                         let r = replace_parallel_fields(t, input);
                         replaced |= r != t;
+                        let r = if quote { quote_word(&r) } else { r };
                         words.push(Arg::new(Value::Static(r), a.span, None));
                     }
                     None => words.push(a.clone()),
