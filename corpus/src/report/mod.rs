@@ -29,8 +29,17 @@ pub const DAMAGE_BEGIN: &str =
     "<!-- damage: begin (written by `cargo test -p bashgate-tests --test damage`) -->";
 pub const DAMAGE_END: &str = "<!-- damage: end -->";
 
+/// Other guards' own suites: measured by hand (their cases stay outside
+/// this repository), kept as they are.
+pub const PEERS_BEGIN: &str = "<!-- other guards: begin (measured by hand; see the text) -->";
+pub const PEERS_END: &str = "<!-- other guards: end -->";
+
 /// The blocks other tests write, which the evaluation keeps as they are.
-const KEPT: [(&str, &str); 2] = [(PROFILES_BEGIN, PROFILES_END), (DAMAGE_BEGIN, DAMAGE_END)];
+const KEPT: [(&str, &str); 3] = [
+    (PROFILES_BEGIN, PROFILES_END),
+    (DAMAGE_BEGIN, DAMAGE_END),
+    (PEERS_BEGIN, PEERS_END),
+];
 
 /// The report without its timings block and the blocks other tests write.
 pub fn deterministic(report: &str) -> String {
@@ -83,6 +92,10 @@ pub fn render(ev: &Evaluation) -> String {
     let _ = writeln!(
         out,
         "{DAMAGE_BEGIN}\n\n## Destruction measured as damage\n\nNot measured yet.\n\n{DAMAGE_END}\n"
+    );
+    let _ = writeln!(
+        out,
+        "{PEERS_BEGIN}\n\n## Other guards' own destructive suites\n\nNot measured yet.\n\n{PEERS_END}\n"
     );
     timings(&mut out, ev);
     out
