@@ -451,6 +451,52 @@ fn a_destructive_command_is_stopped_out_of_the_box() {
     assert!(ex.result.contains("BG421"), "{ex:?}");
 }
 
+// Issue 36. In a session that has read nothing untrusted, a command the
+// analyzer cannot read (a script) runs through bashgate's shell wrapper
+// with its writes bounded: its work in the project is done, and what it
+// deletes outside the project stays. The control: the same script, run as
+// it is, deletes it.
+#[test]
+#[ignore = "needs the Claude Code CLI and network namespaces: run .ci/claude-code.sh"]
+fn an_untainted_script_cannot_delete_outside_the_project() {
+    const SCRIPT: &str = "rm -rf \"$HOME/docs\"; echo cleaned > cleaned.txt\n";
+    let docs = |s: &Session| {
+        let f = s.work().join("home/docs/thesis.txt");
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(&f, "years of work\n").unwrap();
+        f
+    };
+    let control = Session::new();
+    control.write("cleanup.sh", SCRIPT);
+    let thesis = docs(&control);
+    let out = std::process::Command::new("bash")
+        .arg("cleanup.sh")
+        .current_dir(control.proj())
+        .env("HOME", control.work().join("home"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(!thesis.exists(), "the control did not delete");
+
+    let s = Session::new();
+    s.init_claude();
+    s.user_settings(USER_ALLOWS);
+    s.write("cleanup.sh", SCRIPT);
+    let thesis = docs(&s);
+    s.script(vec![bash("bash cleanup.sh")], json!({}));
+    let run = s.run();
+    assert_eq!(run.taint()["taint"]["corruption"], false);
+    let rec = run.audited("bash cleanup.sh");
+    assert_eq!(rec["decision"], "allow-confined", "{rec}");
+    assert!(thesis.exists(), "the script deleted outside the project");
+    assert!(
+        run.exists("cleaned.txt"),
+        "the script's work in the project was not done"
+    );
+    let ex = run.bash_exchange("bash cleanup.sh");
+    assert!(ex.result.contains("Permission denied"), "{ex:?}");
+}
+
 // Issue 13. After the session has read untrusted content (the wiki MCP
 // server's page), everyday commands run fenced instead of stopping for a
 // person: `make test` runs and its output reaches the model; a Makefile
