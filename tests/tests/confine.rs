@@ -620,6 +620,33 @@ fn processes_left_behind_end_with_the_command() {
 
 // ---------------------------------------------------------------- real work
 
+/// A project with the everyday work of the build tests: a Makefile, a
+/// Python test and a small crate.
+fn everyday_project(w: &World) {
+    std::fs::write(
+        w.proj.join("Makefile"),
+        "test:\n\t@echo make-ok > out.txt && cat out.txt\n",
+    )
+    .unwrap();
+    std::fs::write(
+        w.proj.join("test_x.py"),
+        "import unittest\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(1 + 1, 2)\n",
+    )
+    .unwrap();
+    let c = w.proj.join("crate");
+    std::fs::create_dir_all(c.join("src")).unwrap();
+    std::fs::write(
+        c.join("Cargo.toml"),
+        "[package]\nname = \"fenced\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        c.join("src/main.rs"),
+        "fn main() { println!(\"hi\"); }\n#[cfg(test)]\nmod t { #[test] fn adds() { assert_eq!(1 + 1, 2); } }\n",
+    )
+    .unwrap();
+}
+
 #[test]
 fn everyday_builds_and_tests_pass_fenced() {
     if !fence_here() {
@@ -627,22 +654,13 @@ fn everyday_builds_and_tests_pass_fenced() {
     }
     let w = world();
     // make
-    std::fs::write(
-        w.proj.join("Makefile"),
-        "test:\n\t@echo make-ok > out.txt && cat out.txt\n",
-    )
-    .unwrap();
+    everyday_project(&w);
     let out = w.bash(true, "make test");
     assert!(out.status.success(), "make: {}", stderr(&out));
     assert_eq!(stdout(&out), "make-ok\n");
 
     // Python: pytest when installed, else unittest.
     if python() {
-        std::fs::write(
-            w.proj.join("test_x.py"),
-            "import unittest\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(1 + 1, 2)\n",
-        )
-        .unwrap();
         let pytest = w.bash(false, "python3 -c 'import pytest'").status.success();
         let cmd = if pytest {
             "python3 -m pytest -q -p no:cacheprovider test_x.py"
@@ -661,18 +679,6 @@ fn everyday_builds_and_tests_pass_fenced() {
 
     // cargo, offline, with the machine's toolchain.
     if has("cargo") {
-        let c = w.proj.join("crate");
-        std::fs::create_dir_all(c.join("src")).unwrap();
-        std::fs::write(
-            c.join("Cargo.toml"),
-            "[package]\nname = \"fenced\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
-        )
-        .unwrap();
-        std::fs::write(
-            c.join("src/main.rs"),
-            "fn main() { println!(\"hi\"); }\n#[cfg(test)]\nmod t { #[test] fn adds() { assert_eq!(1 + 1, 2); } }\n",
-        )
-        .unwrap();
         let out = w
             .command(true, "cd crate && cargo test --offline -q 2>&1")
             .env("CARGO_TARGET_DIR", w.proj.join("target"))
@@ -1483,36 +1489,15 @@ fn everyday_builds_and_tests_pass_with_writes_bounded() {
         return;
     }
     let w = world();
-    std::fs::write(
-        w.proj.join("Makefile"),
-        "test:\n\t@echo make-ok > out.txt && cat out.txt\n",
-    )
-    .unwrap();
+    everyday_project(&w);
     let out = w.writes_fenced("make test");
     assert!(out.status.success(), "make: {}", stderr(&out));
     assert_eq!(stdout(&out), "make-ok\n");
     if python() {
-        std::fs::write(
-            w.proj.join("test_x.py"),
-            "import unittest\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(1 + 1, 2)\n",
-        )
-        .unwrap();
         let out = w.writes_fenced("python3 -m unittest -q test_x");
         assert!(out.status.success(), "unittest: {}", stderr(&out));
     }
     if has("cargo") {
-        let c = w.proj.join("crate");
-        std::fs::create_dir_all(c.join("src")).unwrap();
-        std::fs::write(
-            c.join("Cargo.toml"),
-            "[package]\nname = \"fenced\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
-        )
-        .unwrap();
-        std::fs::write(
-            c.join("src/main.rs"),
-            "fn main() { println!(\"hi\"); }\n#[cfg(test)]\nmod t { #[test] fn adds() { assert_eq!(1 + 1, 2); } }\n",
-        )
-        .unwrap();
         let out =
             w.writes_fenced("cd crate && CARGO_TARGET_DIR=../target cargo test --offline -q 2>&1");
         assert!(

@@ -276,21 +276,15 @@ fn decide(root: &Path, state: &Path, command: &str, n: usize) -> String {
     let v = bashgate_tests::hook_json(&at, command, &format!("d{n}"));
     let decision = v["decision"].as_str().unwrap_or("deny");
     // A fenced decision names its profile on the line it rewrote.
-    match v["command"].as_str() {
-        Some(line) if decision == "allow-confined" => {
-            let writes = format!(
-                "--profile {}",
-                bashgate::rewrite::quote(bashgate::fence::WRITES)
-            );
-            let profile = if line.contains(&writes) {
-                "writes"
-            } else {
-                "default"
-            };
-            format!("{decision}:{profile}")
-        }
-        _ => decision.to_string(),
+    if decision != "allow-confined" {
+        return decision.to_string();
     }
+    let line = v["command"].as_str().unwrap_or_default();
+    let profile = ["default", bashgate::fence::WRITES]
+        .into_iter()
+        .find(|p| line.contains(&format!("--profile {}", bashgate::rewrite::quote(p))))
+        .unwrap_or_else(|| panic!("a fenced line with no profile the harness knows: {line}"));
+    format!("{decision}:{profile}")
 }
 
 /// Runs one case in a fresh copy of the template under a decision.

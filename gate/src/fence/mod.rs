@@ -67,13 +67,13 @@ pub struct Profile {
     pub name: &'static str,
     /// User, mount, network and pid namespaces, and the read-only mounts.
     pub namespaces: bool,
-    /// The seccomp filter (the network fence that needs nothing but the
-    /// kernel; on wherever the network is fenced).
-    pub seccomp: bool,
     /// Landlock at least this ABI (0: used where present, not required).
     pub landlock_abi: i32,
-    /// Whether the network is fenced (and abstract sockets and signals
-    /// scoped). Off only where writes alone are bounded.
+    /// Whether the network is fenced: the seccomp filter (the network
+    /// fence that needs nothing but the kernel), a network namespace where
+    /// the profile makes none of its own, and Landlock's TCP rules and
+    /// scoping of abstract sockets and signals. Off only where writes
+    /// alone are bounded.
     pub network: bool,
     /// Whether the command gets a private temporary directory, removed
     /// when it ends, and the control places it creates in the tree are
@@ -87,7 +87,6 @@ pub const PROFILES: &[Profile] = &[
     Profile {
         name: "default",
         namespaces: true,
-        seccomp: true,
         landlock_abi: 0,
         network: true,
         private: true,
@@ -95,7 +94,6 @@ pub const PROFILES: &[Profile] = &[
     Profile {
         name: "strict",
         namespaces: true,
-        seccomp: true,
         landlock_abi: 6,
         network: true,
         private: true,
@@ -105,7 +103,6 @@ pub const PROFILES: &[Profile] = &[
     Profile {
         name: "network-only",
         namespaces: false,
-        seccomp: true,
         landlock_abi: 0,
         network: true,
         private: true,
@@ -117,7 +114,6 @@ pub const PROFILES: &[Profile] = &[
     Profile {
         name: WRITES,
         namespaces: false,
-        seccomp: false,
         landlock_abi: 2, // the file rules (landlock.rs)
         network: false,
         private: false,

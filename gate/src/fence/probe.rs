@@ -71,7 +71,7 @@ impl Probe {
         if p.namespaces {
             self.namespaces.clone()?;
         }
-        if p.seccomp {
+        if p.network {
             self.seccomp.clone()?;
         }
         if self.landlock_abi < p.landlock_abi {

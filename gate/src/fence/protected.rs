@@ -76,7 +76,7 @@ fn chain(root: &Path, cwd: &Path) -> Vec<PathBuf> {
 /// project or the home directory), symlinks resolved.
 pub fn scratch_dirs(project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let mut out: Vec<PathBuf> = TABLE.scratch.iter().map(|s| canon(Path::new(s))).collect();
+    let mut out = listed_scratch();
     let tmp = canon(&std::env::temp_dir());
     let (project, home) = (canon(project), home.map(canon));
     let holds =
@@ -85,6 +85,15 @@ pub fn scratch_dirs(project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
         out.push(tmp);
     }
     out
+}
+
+/// The scratch directories `gate/data/fence.toml` lists, symlinks resolved.
+fn listed_scratch() -> Vec<PathBuf> {
+    TABLE
+        .scratch
+        .iter()
+        .map(|s| std::fs::canonicalize(s).unwrap_or_else(|_| PathBuf::from(s)))
+        .collect()
 }
 
 /// Where a fenced command may write: the working tree (none when there is
@@ -103,14 +112,16 @@ pub fn writable(
         trees.extend(TABLE.writable_home.iter().map(|rel| h.join(rel)));
     }
     if !profile.private {
-        // A scratch directory that holds the home directory (a home under
-        // /tmp) is not scratch to the fence: Landlock cannot carve the
-        // home out of it.
+        // Only the listed scratch directories: `bashgate run` starts in
+        // the agent's shell, whose `TMPDIR` the agent sets (one outside
+        // them gets the private temporary directory instead). One that
+        // holds the home directory (a home under /tmp) is not scratch to
+        // the fence: Landlock cannot carve the home out of it.
         let home = at
             .home
             .map(|h| std::fs::canonicalize(h).unwrap_or_else(|_| h.to_path_buf()));
         trees.extend(
-            scratch_dirs(at.project_root, at.home)
+            listed_scratch()
                 .into_iter()
                 .filter(|d| !home.as_deref().is_some_and(|h| h.starts_with(d))),
         );

@@ -92,7 +92,7 @@ fn start(
     let mut layers = Layers {
         namespaces: spec.profile.namespaces,
         capabilities: true,
-        seccomp: spec.profile.seccomp,
+        seccomp: spec.profile.network,
         network: spec.profile.network,
         landlock_abi: if landlock_abi >= 4 || !spec.profile.network {
             landlock_abi.min(7)
@@ -485,7 +485,7 @@ fn exec_fenced(
         }
         Err(_) => {}
     }
-    if spec.profile.seccomp {
+    if spec.profile.network {
         if let Err(e) = seccomp::install() {
             return e;
         }
