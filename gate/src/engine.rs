@@ -55,6 +55,8 @@ pub enum Said {
     /// The path policy could not settle where the command reaches, so its
     /// verdict counts as at least `unknown`.
     Doubted,
+    /// A layer's ask that holds only if the command does not run fenced.
+    Bounded(Decision),
     /// The reviewer would have been asked; a dry run does not ask it.
     ReviewerSkipped,
 }
@@ -479,12 +481,18 @@ impl Gate {
         };
         let mut tally = Tally::default();
         let mut doubt = false;
+        let mut bounded: Vec<(Decision, String)> = Vec::new();
         for layer in self.layers() {
             match layer.check(call, &env) {
                 Step::Pass => {}
                 Step::Doubt => {
                     doubt = true;
                     self.note(|| Said::Doubted);
+                }
+                Step::Bounded { ask, why } => {
+                    doubt = true;
+                    self.note(|| Said::Bounded(ask.clone()));
+                    bounded.push((ask, why));
                 }
                 Step::Decide(d) => {
                     self.note(|| Said::Decided(d.clone()));
@@ -495,7 +503,7 @@ impl Gate {
             }
         }
         let what = call.what();
-        let conclusion = match &call.subject {
+        let mut conclusion = match &call.subject {
             Subject::Bash(b) => {
                 let verdict = if doubt {
                     b.analysis.verdict.max(Verdict::Unknown)
@@ -530,6 +538,14 @@ impl Gate {
                 format!("bashgate has no objection to {what} to {}", s.label()),
             ),
         };
+        // A fence settles the asks it bounds; without one they stand.
+        for (ask, why) in bounded {
+            if conclusion.confined {
+                conclusion.reason.push_str(&format!("; {why}"));
+            } else if let Some(stop) = tally.file(ask) {
+                return stop;
+            }
+        }
         self.note(|| Said::Decided(conclusion.clone()));
         if let Some(stop) = tally.file(conclusion.clone()) {
             return stop;
@@ -759,6 +775,77 @@ mod tests {
         ] {
             assert_eq!(bash(&g, t.path(), c).permission, Permission::Allow, "{c}");
         }
+    }
+
+    #[test]
+    fn a_fence_bounding_writes_settles_a_deletion_whose_start_only_the_run_knows() {
+        use crate::call::{Fence, FenceOffer};
+        let t = tempfile::tempdir().unwrap();
+        // A session each: an ask is remembered per session.
+        let n = std::cell::Cell::new(0);
+        let decide_with = |g: &Gate, cmd: &str, fence: &FenceOffer| {
+            let input = json!({ "command": cmd });
+            n.set(n.get() + 1);
+            let session = if cmd.contains("TAINTED") {
+                "tainted".to_string()
+            } else {
+                format!("s{}", n.get())
+            };
+            g.decide(&ToolCall {
+                call_id: None,
+                session: &session,
+                cwd: t.path(),
+                tool: "Bash",
+                input: &input,
+                fence,
+            })
+            .decision
+        };
+        let writes = FenceOffer::known_each(Fence::not_offered(), Fence::Offered);
+        let none = FenceOffer::known(Fence::not_offered());
+        let g = gate_in(t.path(), "");
+        let cmd = "rm -rf \"$TMPDIR/build\"";
+        // Untainted, with the fence for writes: run with writes bounded.
+        let d = decide_with(&g, cmd, &writes);
+        assert_eq!(
+            (d.permission, d.confined, d.writes_only),
+            (Permission::Allow, true, true)
+        );
+        assert!(d.reason.contains("named end"), "{}", d.reason);
+        // Without it, or with it turned off: asked, as before.
+        let d = decide_with(&g, cmd, &none);
+        assert_eq!(
+            (d.permission, d.rule),
+            (Permission::Ask, Some(GateRule::Destructive))
+        );
+        let off = gate_in(t.path(), "[confine]\nuntainted = \"off\"\n");
+        let d = decide_with(&off, cmd, &writes);
+        assert_eq!(
+            (d.permission, d.rule),
+            (Permission::Ask, Some(GateRule::Destructive))
+        );
+        // Something else it destroys is not settled by the fence: asked.
+        let d = decide_with(&g, "rm -rf $TMPDIR/build ~/docs", &writes);
+        assert_eq!(
+            (d.permission, d.rule),
+            (Permission::Ask, Some(GateRule::Destructive))
+        );
+        // Tainted, the start may be the attacker's choice: asked.
+        g.record(&ToolCall {
+            call_id: None,
+            session: "tainted",
+            cwd: t.path(),
+            tool: "WebFetch",
+            input: &json!({"url": "https://x", "prompt": "p"}),
+            fence: &none,
+        })
+        .unwrap();
+        let all = FenceOffer::known(Fence::Offered);
+        let d = decide_with(&g, "rm -rf \"$TMPDIR/build\" # TAINTED", &all);
+        assert_eq!(
+            (d.permission, d.rule),
+            (Permission::Ask, Some(GateRule::Destructive))
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ use serde::Deserialize;
 struct Corpus {
     destructive: Vec<String>,
     benign: Vec<String>,
+    bounded: Vec<String>,
 }
 
 /// How each destructive base is also written: through wrappers the analyzer
@@ -36,12 +37,13 @@ fn variants(bases: &[String], wrappers: &[&str]) -> Vec<String> {
     out
 }
 
-fn corpus() -> (Vec<String>, Vec<String>) {
+fn corpus() -> (Vec<String>, Vec<String>, Vec<String>) {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/destructive.toml");
     let c: Corpus = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     (
         variants(&c.destructive, DESTRUCTIVE_WRAPPERS),
         variants(&c.benign, BENIGN_WRAPPERS),
+        variants(&c.bounded, BENIGN_WRAPPERS),
     )
 }
 
@@ -91,7 +93,7 @@ fn decide(config: &str, commands: &[String]) -> Vec<String> {
 
 #[test]
 fn profiles_on_the_destructive_corpus() {
-    let (destructive, benign) = corpus();
+    let (destructive, benign, bounded) = corpus();
     assert!(destructive.len() >= 150, "{}", destructive.len());
     assert!(benign.len() >= 150, "{}", benign.len());
     let mut pinned: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
@@ -100,13 +102,18 @@ fn profiles_on_the_destructive_corpus() {
         let config = format!("profile = \"{profile}\"\n");
         let d = decide(&config, &destructive);
         let b = decide(&config, &benign);
+        let f = decide(&config, &bounded);
         let stopped = |v: &[String]| v.iter().filter(|x| !x.starts_with("allow")).count();
+        let fenced = |v: &[String]| v.iter().filter(|x| *x == "allow-confined").count();
         figures.push(format!(
-            "{profile}: destructive stopped {}/{}, benign stopped {}/{}",
+            "{profile}: destructive stopped {}/{}, benign stopped {}/{}, bounded run with writes bounded {}/{} (stopped {})",
             stopped(&d),
             d.len(),
             stopped(&b),
-            b.len()
+            b.len(),
+            fenced(&f),
+            f.len(),
+            stopped(&f)
         ));
         match profile {
             "standard" => {
@@ -116,37 +123,52 @@ fn profiles_on_the_destructive_corpus() {
                 for (c, a) in benign.iter().zip(&b) {
                     assert!(a.starts_with("allow"), "benign {c}: {a}");
                 }
+                let expected = if bashgate_tests::gate::writes_fence_available() {
+                    "allow-confined"
+                } else {
+                    "ask BG421"
+                };
+                for (c, a) in bounded.iter().zip(&f) {
+                    assert_eq!(a, expected, "bounded {c}");
+                }
             }
             "strict" => {
-                for (c, a) in destructive.iter().zip(&d) {
+                for (c, a) in destructive.iter().chain(&bounded).zip(d.iter().chain(&f)) {
                     assert!(a.starts_with("deny"), "{c}: {a}");
                 }
             }
             _ => {}
         }
         let table = pinned.entry(profile.to_string()).or_default();
-        for (c, a) in destructive.iter().zip(&d).chain(benign.iter().zip(&b)) {
+        for (c, a) in destructive
+            .iter()
+            .zip(&d)
+            .chain(benign.iter().zip(&b))
+            .chain(bounded.iter().zip(&f))
+        {
             table.insert(c.clone(), a.clone());
         }
     }
     eprintln!("{}", figures.join("\n"));
     insta::assert_yaml_snapshot!("profiles", pinned);
-    report_current(&figures, destructive.len(), benign.len());
+    report_current(&figures, destructive.len(), benign.len(), bounded.len());
 }
 
 /// The figures in `docs/accuracy.md` are these; with
 /// `BASHGATE_UPDATE_DOCS=1` the block is rewritten instead.
-fn report_current(figures: &[String], destructive: usize, benign: usize) {
+fn report_current(figures: &[String], destructive: usize, benign: usize, bounded: usize) {
     use bashgate_corpus::report::{block, PROFILES_BEGIN, PROFILES_END};
-    let (d, b) = corpus_sizes();
+    let (d, b, f) = corpus_sizes();
     let rows: String = figures.iter().map(|f| format!("- {f}\n")).collect();
     let fresh = format!(
         "{PROFILES_BEGIN}\n\n## Protection profiles\n\n\
          The destructive-command corpus (`tests/corpus/destructive.toml`, written for \
          bashgate): {d} destructive commands, each also run through `env`, `timeout`, \
          `bash -c` and `eval` ({destructive} variants), and {b} near misses, each also run \
-         through `env` and `bash -c` ({benign} variants), decided by the built `bashgate \
-         hook json` in an untainted session. Stopped means asked or denied; every answer \
+         through `env` and `bash -c` ({benign} variants), and {f} deletions or overwrites \
+         of a place whose start only the run knows (`rm -rf $TMPDIR/build`; {bounded} variants), \
+         which run with their writes bounded where the fence for writes is available, \
+         decided by the built `bashgate hook json` in an untainted session. Stopped means asked or denied; every answer \
          is pinned in `tests/tests/snapshots/destructive__profiles.snap`.\n\n{rows}\n\
          Reproduce: `cargo test -p bashgate-tests --test destructive -- --nocapture`.\n\n{PROFILES_END}"
     );
@@ -164,8 +186,8 @@ fn report_current(figures: &[String], destructive: usize, benign: usize) {
     panic!("docs/accuracy.md's protection-profile figures are stale: rerun with BASHGATE_UPDATE_DOCS=1");
 }
 
-fn corpus_sizes() -> (usize, usize) {
+fn corpus_sizes() -> (usize, usize, usize) {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/destructive.toml");
     let c: Corpus = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    (c.destructive.len(), c.benign.len())
+    (c.destructive.len(), c.benign.len(), c.bounded.len())
 }

@@ -222,6 +222,14 @@ pub fn report(t: &Tried) -> String {
                 rule_of(s),
                 s.reason
             ),
+            Said::Bounded(s) => writeln!(
+                out,
+                "  {:<6} {}{}: {} (only if it does not run fenced)",
+                word(s),
+                s.layer.as_str(),
+                rule_of(s),
+                s.reason
+            ),
             Said::Doubted => writeln!(
                 out,
                 "  doubt  paths: where the command reaches could not be settled, so it counts as at least unknown"

@@ -143,11 +143,17 @@ impl PolicyLayer for Destructive {
             return Step::Pass;
         };
         let project = env.project().unwrap_or(b.cwd);
-        let Some((snippet, why, instead)) = find(b, project) else {
+        let Some(Found {
+            snippet,
+            why,
+            instead,
+            bounded,
+        }) = find(b, project)
+        else {
             return Step::Pass;
         };
         let rule = GateRule::Destructive;
-        Step::Decide(match self.profile {
+        let decision = match self.profile {
             Profile::Strict => Decision::deny(
                 Layer::Destructive,
                 rule,
@@ -161,12 +167,35 @@ impl PolicyLayer for Destructive {
                     rule.tag()
                 ),
             ),
-        })
+        };
+        // In a session that has read nothing untrusted, a fence that
+        // bounds writes settles a change whose place only its start hides.
+        // Tainted, the start may be the attacker's choice: asked.
+        let untainted = call.taint.as_ref().is_ok_and(|t| !t.any());
+        match bounded {
+            Some(place) if self.profile == Profile::Standard && untainted => Step::Bounded {
+                ask: decision,
+                why: format!("the fence keeps `{place}` inside the project, the temporary directories or the caches, and its named end keeps it off the project itself and its history"),
+            },
+            _ => Step::Decide(decision),
+        }
     }
 }
 
+/// A destructive thing a command does.
+struct Found {
+    /// Where in the command.
+    snippet: String,
+    why: String,
+    instead: String,
+    /// The place, when it is one a fence bounding writes settles.
+    bounded: Option<String>,
+}
+
 /// The first destructive thing a command does: where, what, what instead.
-fn find(b: &BashCall, project: &Path) -> Option<(String, String, String)> {
+/// One that a fence bounding writes settles is kept only while nothing
+/// else is found.
+fn find(b: &BashCall, project: &Path) -> Option<Found> {
     let invs = &b.analysis.invocations;
     if !invs
         .iter()
@@ -178,6 +207,22 @@ fn find(b: &BashCall, project: &Path) -> Option<(String, String, String)> {
     }
     let data = &*DATA;
     let places = Places::new(b, project, data);
+    let mut settled: Option<Found> = None;
+    // Returns a finding the fence does not settle; keeps the first it does.
+    macro_rules! found {
+        ($snippet:expr, $why:expr, $instead:expr, $bounded:expr) => {{
+            let f = Found {
+                snippet: $snippet,
+                why: $why,
+                instead: $instead.into(),
+                bounded: $bounded,
+            };
+            if f.bounded.is_none() {
+                return Some(f);
+            }
+            settled = settled.or(Some(f));
+        }};
+    }
     for inv in invs {
         let Some(program) = inv.program.as_deref() else {
             continue;
@@ -185,20 +230,21 @@ fn find(b: &BashCall, project: &Path) -> Option<(String, String, String)> {
         let name = base_name(program);
         let snippet = || format!("`{}`", b.snippet(inv));
         for r in &data.rule {
-            if let Some(detail) = r.matches(name, inv, &places) {
+            if let Some(Hit { detail, bounded }) = r.matches(name, inv, &places) {
                 let why = match detail {
                     Some(d) => format!("{} ({d})", r.what),
                     None => r.what.clone(),
                 };
-                return Some((snippet(), why, r.instead.clone()));
+                found!(snippet(), why, r.instead.clone(), bounded);
             }
         }
         if let Some((language, call)) = data.code.iter().find_map(|c| c.calls_in(name, inv)) {
-            return Some((
+            found!(
                 snippet(),
                 format!("runs {language} code that deletes files or starts programs (`{call}`)"),
-                "do the work with commands bashgate can read, or ask the person".into(),
-            ));
+                "do the work with commands bashgate can read, or ask the person",
+                None
+            );
         }
         // The write model: what it deletes, moves away or overwrites. find
         // and what it runs are the find rule's.
@@ -207,20 +253,22 @@ fn find(b: &BashCall, project: &Path) -> Option<(String, String, String)> {
         }
         for shape in &inv.removes {
             if let Some(why) = places.changes(shape).denied() {
-                return Some((
+                found!(
                     snippet(),
-                    format!("deletes or moves away files ({why})"),
-                    "change only files inside the project; leave the rest to the person".into(),
-                ));
+                    format!("deletes or moves away files ({})", why.text),
+                    "change only files inside the project; leave the rest to the person",
+                    why.bounded
+                );
             }
         }
         for shape in &inv.writes {
             if let Some(why) = places.writes(shape) {
-                return Some((
+                found!(
                     snippet(),
-                    format!("overwrites files ({why})"),
-                    "write inside the project or a temporary directory".into(),
-                ));
+                    format!("overwrites files ({})", why.text),
+                    "write inside the project or a temporary directory",
+                    why.bounded
+                );
             }
         }
     }
@@ -230,32 +278,36 @@ fn find(b: &BashCall, project: &Path) -> Option<(String, String, String)> {
             if r.op.contains(">>") {
                 continue;
             }
-            return Some((
+            found!(
                 format!("the redirect `{} …`", r.op),
                 "overwrites a file known only at run time, which may be anywhere".into(),
-                "write to a file in the project, named".into(),
-            ));
+                "write to a file in the project, named",
+                None
+            );
+            continue;
         };
         if data.block_devices.iter().any(|d| t.starts_with(d.as_str())) {
-            return Some((
+            found!(
                 format!("the redirect `{} {t}`", r.op),
                 "writes onto a disk device".into(),
-                "write to a file in the project".into(),
-            ));
+                "write to a file in the project",
+                None
+            );
         }
         // Appending destroys nothing.
         if r.op.contains(">>") {
             continue;
         }
         if let Some(why) = places.writes(t) {
-            return Some((
+            found!(
                 format!("the redirect `{} {t}`", r.op),
-                format!("overwrites a file ({why})"),
-                "write inside the project or a temporary directory".into(),
-            ));
+                format!("overwrites a file ({})", why.text),
+                "write inside the project or a temporary directory",
+                why.bounded
+            );
         }
     }
-    None
+    settled
 }
 
 /// Whether some rule names the program (build.rs lists every rule's
@@ -278,9 +330,22 @@ fn names<S: AsRef<str>>(programs: &[S], prefixes: &[S], name: &str) -> bool {
 }
 
 impl Rule {
-    /// `None` when the rule does not apply; `Some(detail)` when it does,
-    /// with what made it apply when that helps the reason.
-    fn matches(&self, name: &str, inv: &Invocation, places: &Places) -> Option<Option<String>> {
+    /// `None` when the rule does not apply; `Some` when it does, with what
+    /// made it apply when that helps the reason.
+    fn matches(&self, name: &str, inv: &Invocation, places: &Places) -> Option<Hit> {
+        self.applies(name, inv, places).map(|h| match h {
+            Applies::Plain(detail) => Hit {
+                detail,
+                bounded: None,
+            },
+            Applies::At(why) => Hit {
+                detail: Some(why.text),
+                bounded: why.bounded,
+            },
+        })
+    }
+
+    fn applies(&self, name: &str, inv: &Invocation, places: &Places) -> Option<Applies> {
         if !names(&self.programs, &self.program_prefixes, name)
             || inv.via.iter().any(|v| self.not_via.contains(v))
         {
@@ -294,7 +359,9 @@ impl Rule {
                 Sub::Found(i, s) if self.subcommands.iter().any(|x| x == s) => &args[i + 1..],
                 // A subcommand known only at run time may be this one.
                 Sub::Dynamic => {
-                    return Some(Some("its subcommand is known only at run time".into()))
+                    return Some(Applies::Plain(Some(
+                        "its subcommand is known only at run time".into(),
+                    )))
                 }
                 _ => return None,
             }
@@ -334,12 +401,11 @@ impl Rule {
             return None;
         }
         match self.target {
-            Target::None => Some(self.push_detail(name, inv, places)),
-            Target::Operands => operands()
-                .skip(self.skip)
-                .find_map(|s| places.changes(s).denied())
-                .map(Some),
-            Target::Tree => find_tree(rest, shapes, places).map(Some),
+            Target::None => Some(Applies::Plain(self.push_detail(name, inv, places))),
+            Target::Operands => {
+                worst(operands().skip(self.skip).map(|s| places.changes(s))).map(Applies::At)
+            }
+            Target::Tree => find_tree(rest, shapes, places).map(Applies::At),
             Target::Branch => {
                 // After the remote, the refspecs.
                 let specs: Vec<&str> = operands().skip(1).collect();
@@ -368,13 +434,21 @@ impl Rule {
                                 .iter()
                                 .any(|p| dst == p || dst.starts_with(&format!("{p}/")))
                     })
-                    .map(|b| Some(format!("it updates `{b}`, which may be a protected branch")))
+                    .map(|b| {
+                        Applies::Plain(Some(format!(
+                            "it updates `{b}`, which may be a protected branch"
+                        )))
+                    })
             }
             Target::Processes => {
                 let allowed = super::allowlist::pkill_allowed();
                 operands()
                     .find(|s| !allowed.iter().any(|a| a == s))
-                    .map(|s| Some(format!("`{s}` is not one of the project's own processes")))
+                    .map(|s| {
+                        Applies::Plain(Some(format!(
+                            "`{s}` is not one of the project's own processes"
+                        )))
+                    })
             }
         }
     }
@@ -424,7 +498,7 @@ fn current_branch(project: &Path) -> Option<String> {
 /// program that is not a reader on what it finds, and whether a test
 /// narrows what it finds. Why, when a starting point is not a place it
 /// may change.
-fn find_tree(args: &[Option<String>], shapes: &[String], places: &Places) -> Option<String> {
+fn find_tree(args: &[Option<String>], shapes: &[String], places: &Places) -> Option<Why> {
     let find = &places.data.find;
     // Leading options -H -L -P -D opts -O level, then starting points.
     let mut i = 0;
@@ -485,10 +559,14 @@ fn find_tree(args: &[Option<String>], shapes: &[String], places: &Places) -> Opt
     let runs = program
         .map(|p| format!(", running `{p}`"))
         .unwrap_or_default();
-    starts.iter().find_map(|s| match places.changes(s) {
+    worst(starts.iter().map(|s| match places.changes(s) {
         // Narrowed, find from the project's top changes only some files.
-        Where::Project if narrowed => None,
-        w => w.denied().map(|why| format!("{why}{runs}")),
+        Where::Project if narrowed => Where::Fine,
+        w => w,
+    }))
+    .map(|why| Why {
+        text: format!("{}{runs}", why.text),
+        ..why
     })
 }
 
@@ -553,16 +631,63 @@ enum Where {
     Repository,
     /// Outside the project and the scratch directories, or not known: why.
     Outside(String),
+    /// Known only at run time up to a named end (`$TMPDIR/build`): a fence
+    /// bounding writes keeps it inside the project, the scratch
+    /// directories or the caches, and the end keeps it off the project's
+    /// top and its repository. Why it is asked without one, and the shape.
+    Bounded(String, String),
+}
+
+/// Why a command may not change a place as it stands.
+struct Why {
+    text: String,
+    /// The place, when a fence bounding writes settles it.
+    bounded: Option<String>,
+}
+
+/// What a rule that applies says.
+struct Hit {
+    detail: Option<String>,
+    bounded: Option<String>,
+}
+
+/// How a rule applies: plainly (with a detail), or at a place.
+enum Applies {
+    Plain(Option<String>),
+    At(Why),
+}
+
+/// The worst of the places: one a fence does not settle before one it does.
+fn worst(places: impl Iterator<Item = Where>) -> Option<Why> {
+    let mut settled = None;
+    for w in places {
+        match w.denied() {
+            Some(why) if why.bounded.is_none() => return Some(why),
+            Some(why) => settled = settled.or(Some(why)),
+            None => {}
+        }
+    }
+    settled
 }
 
 impl Where {
     /// Why the command may not change it there (`None`: it may).
-    fn denied(self) -> Option<String> {
+    fn denied(self) -> Option<Why> {
+        let plain = |text: &str| {
+            Some(Why {
+                text: text.into(),
+                bounded: None,
+            })
+        };
         match self {
             Where::Fine => None,
-            Where::Project => Some("that is the whole project".into()),
-            Where::Repository => Some("that is the repository itself, its history".into()),
-            Where::Outside(why) => Some(why),
+            Where::Project => plain("that is the whole project"),
+            Where::Repository => plain("that is the repository itself, its history"),
+            Where::Outside(why) => plain(&why),
+            Where::Bounded(why, shape) => Some(Why {
+                text: why,
+                bounded: Some(shape),
+            }),
         }
     }
 }
@@ -606,9 +731,14 @@ impl<'a> Places<'a> {
             );
         }
         if shape.starts_with('*') && shape.contains('/') {
-            return Where::Outside(format!(
+            let why = format!(
                 "`{shape}` starts with a part known only at run time, so it may be anywhere"
-            ));
+            );
+            return if self.named_end(shape) {
+                Where::Bounded(why, shape.to_string())
+            } else {
+                Where::Outside(why)
+            };
         }
         let relative = !shape.starts_with(['/', '~']);
         if relative {
@@ -632,6 +762,35 @@ impl<'a> Places<'a> {
             }
         }
         worst
+    }
+
+    /// Whether what follows a shape's run-time start names one place
+    /// that is neither the project's top, nor holds it, nor is the
+    /// repository: literal names, none `.`, `..` or `.git`, no glob, and
+    /// not a run of the project's own path's names (`$X/dev/project` may
+    /// be the project). Inside `.git` it still may be, if the start leads
+    /// there: the session's own mistake, not the common one.
+    fn named_end(&self, shape: &str) -> bool {
+        let Some((_, end)) = shape.split_once('/') else {
+            return false;
+        };
+        if end.ends_with('/') {
+            return false;
+        }
+        let names: Vec<&str> = end.split('/').filter(|n| !n.is_empty()).collect();
+        let own: Vec<&str> = self
+            .project
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(n) => n.to_str(),
+                _ => None,
+            })
+            .collect();
+        !names.is_empty()
+            && names
+                .iter()
+                .all(|n| !matches!(*n, "." | ".." | ".git") && !n.contains(['*', '?', '[', '~']))
+            && !own.windows(names.len()).any(|w| w == names.as_slice())
     }
 
     fn at(&self, base: &Path, shape: &str) -> Where {
@@ -698,17 +857,20 @@ impl<'a> Places<'a> {
     /// Why a command may not overwrite `shape` (`None`: it may): outside
     /// the project and the scratch directories. Devices that are not disks
     /// are not files.
-    fn writes(&self, shape: &str) -> Option<String> {
+    fn writes(&self, shape: &str) -> Option<Why> {
         if shape.starts_with("/dev/") || shape == "/dev" {
             return self
                 .data
                 .block_devices
                 .iter()
                 .any(|d| shape.starts_with(d.as_str()))
-                .then(|| format!("`{shape}` is a disk device"));
+                .then(|| Why {
+                    text: format!("`{shape}` is a disk device"),
+                    bounded: None,
+                });
         }
         match self.changes(shape) {
-            Where::Outside(why) => Some(why),
+            w @ (Where::Outside(_) | Where::Bounded(..)) => w.denied(),
             _ => None,
         }
     }
@@ -750,11 +912,56 @@ mod tests {
             analysis: &a,
             cwd: Path::new(PROJECT),
         };
-        find(&b, Path::new(PROJECT)).map(|(_, why, _)| why)
+        find(&b, Path::new(PROJECT)).map(|f| f.why)
     }
 
     fn hit(cmd: &str) -> bool {
         why(cmd).is_some()
+    }
+
+    /// Whether what `cmd` destroys is settled by a fence bounding writes
+    /// (`None`: nothing destructive).
+    fn bounded(cmd: &str) -> Option<bool> {
+        let a = analyze(cmd);
+        let b = BashCall {
+            command: cmd,
+            analysis: &a,
+            cwd: Path::new(PROJECT),
+        };
+        find(&b, Path::new(PROJECT)).map(|f| f.bounded.is_some())
+    }
+
+    #[test]
+    fn a_run_time_start_with_a_named_end_is_settled_by_the_fence() {
+        for c in [
+            "rm -rf $TMPDIR/build",
+            "rm -rf \"${TMPDIR:-/tmp}/build\"",
+            "rm -f \"$OUT/a/b.txt\"",
+            "cp x \"$DEST/y\"",
+            "find \"$B/obj\" -name '*.o' -delete",
+            "rm -rf $T/build ./dist",
+        ] {
+            assert_eq!(bounded(c), Some(true), "{c}");
+        }
+        // The end may be the project's top, its repository, what holds the
+        // project, or anything; or something else in the command is not
+        // settled by a fence.
+        for c in [
+            "rm -rf $TMPDIR",
+            "rm -rf \"$X/\"",
+            "rm -rf $X/.git",
+            "rm -rf $X/.git/hooks",
+            "rm -rf $X/project",
+            "rm -rf $X/home/dev",
+            "rm -rf $X/dev/project",
+            "rm -rf $X/../y",
+            "rm -rf \"$X\"/*",
+            "rm -rf $T/build /etc",
+            "rm -rf /etc $T/build",
+            "rm -rf $T/build; git clean -fdx",
+        ] {
+            assert_eq!(bounded(c), Some(false), "{c}");
+        }
     }
 
     #[test]

@@ -33,6 +33,11 @@ pub enum Step {
     Decide(Decision),
     /// Cannot tell: the command's verdict counts as at least `unknown`.
     Doubt,
+    /// An ask that a fence bounding the command's writes settles: the
+    /// verdict counts as at least `unknown`, and the ask stands only if
+    /// the command would not run fenced. `why` says, for the fenced run's
+    /// reason, what the fence settles.
+    Bounded { ask: Decision, why: String },
 }
 
 impl From<Option<Decision>> for Step {
