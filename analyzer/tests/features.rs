@@ -493,7 +493,7 @@ fn network_and_code_runners() {
         ("npm install", N, &["BG103"]),
         ("npm i x", N, &["BG103"]),
         ("npm run build", U, &["BG206"]),
-        ("npx cowsay", N, &["BG101"]),
+        ("npx cowsay", N, &["BG104"]),
         ("yarn add x", N, &["BG103"]),
         ("pnpm add x", N, &["BG103"]),
         ("cargo install x", N, &["BG103"]),
