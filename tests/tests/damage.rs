@@ -80,6 +80,9 @@ const IGNORED: (&str, &str) = (".env", "API_KEY=example-not-a-secret\n");
 #[derive(Deserialize)]
 struct Corpus {
     destructive: Vec<String>,
+    /// Places only the run knows, with a named end: fenced, not asked,
+    /// in an untainted session; held to the same claim.
+    bounded: Vec<String>,
 }
 
 /// What a guard did with a case, and what the case destroyed.
@@ -344,7 +347,7 @@ fn cases() -> (Vec<String>, bool) {
     }
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/destructive.toml");
     let c: Corpus = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    (c.destructive, true)
+    (c.destructive.into_iter().chain(c.bounded).collect(), true)
 }
 
 /// The `minimal` guard's row: like the no-guard row, its unfenced
@@ -496,7 +499,8 @@ fn report(table: &str, cases: usize) {
     use bashgate_corpus::report::{block, DAMAGE_BEGIN, DAMAGE_END};
     let fresh = format!(
         "{DAMAGE_BEGIN}\n\n## Destruction measured as damage\n\n\
-         The {cases} destructive commands of `tests/corpus/destructive.toml` run for real, \
+         The {cases} destructive commands of `tests/corpus/destructive.toml` (with those \
+         whose place only the run knows, which an untainted session runs fenced) run for real, \
          each in a fresh disposable world (a home directory with documents, keys, data, \
          dotfiles and another repository; the project with two commits and a branch, an \
          uncommitted edit, an untracked file and an ignored `.env`), jailed (user `nobody`, \

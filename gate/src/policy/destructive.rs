@@ -17,6 +17,7 @@ use bashgate_analyzer::argv::Sub;
 use bashgate_analyzer::Invocation;
 use serde::Deserialize;
 
+use super::gitindex::Index;
 use super::paths::{resolve, working_dirs};
 use super::selfguard::glob_match;
 use super::{base_name, reason, BashCall, Call, Env, PolicyLayer, Step};
@@ -86,6 +87,10 @@ struct Rule {
     /// judged by the find rule).
     #[serde(default)]
     not_via: Vec<String>,
+    /// Inside the project too, for a path holding a tracked file whose
+    /// changes are not committed: its working copy is lost (`rm`).
+    #[serde(default)]
+    uncommitted: bool,
     what: String,
     instead: String,
 }
@@ -403,42 +408,87 @@ impl Rule {
         match self.target {
             Target::None => Some(Applies::Plain(self.push_detail(name, inv, places))),
             Target::Operands => {
-                worst(operands().skip(self.skip).map(|s| places.changes(s))).map(Applies::At)
+                let outside = worst(operands().skip(self.skip).map(|s| places.changes(s)));
+                // Work git cannot restore is never a fence's to settle.
+                let lost = || {
+                    operands()
+                        .skip(self.skip)
+                        .find_map(|s| places.uncommitted(s))
+                };
+                match outside {
+                    Some(why) if why.bounded.is_none() => Some(Applies::At(why)),
+                    _ if self.uncommitted => lost()
+                        .map(|text| {
+                            Applies::At(Why {
+                                text,
+                                bounded: None,
+                            })
+                        })
+                        .or(outside.map(Applies::At)),
+                    _ => outside.map(Applies::At),
+                }
             }
             Target::Tree => find_tree(rest, shapes, places).map(Applies::At),
             Target::Branch => {
                 // After the remote, the refspecs.
                 let specs: Vec<&str> = operands().skip(1).collect();
                 let all = options.has_from(from, "--all") || options.has_from(from, "--branches");
-                let current;
-                let branches: Vec<&str> = if all {
-                    vec!["--all"]
+                // git's own options may point it at another repository.
+                let elsewhere = ["-C", "--git-dir", "--work-tree"]
+                    .iter()
+                    .any(|o| options.given.iter().any(|(i, g)| *i < from && g == o));
+                let repo = if elsewhere || places.bases.len() > 1 || places.unknown_cd.is_some() {
+                    None
+                } else {
+                    places.bases.first().and_then(|b| repository_of(b))
+                };
+                let current = repo.as_deref().and_then(current_branch);
+                let destinations: Vec<Result<String, String>> = if all {
+                    vec![Err("every branch (--all)".into())]
                 } else if specs.is_empty() {
-                    current = current_branch(&places.project);
-                    vec![current.as_deref().unwrap_or("(unknown)")]
+                    vec![repo
+                        .as_deref()
+                        .ok_or_else(|| "the repository it pushes from is not known".to_string())
+                        .and_then(bare_push_destination)]
                 } else {
                     specs
+                        .iter()
+                        .map(|spec| {
+                            let spec = spec.trim_start_matches('+');
+                            match spec.rsplit_once(':') {
+                                Some((_, dst)) => Ok(dst.to_string()),
+                                // `HEAD` and `@` push the current branch to
+                                // its own name.
+                                None if matches!(spec, "HEAD" | "@") => current
+                                    .clone()
+                                    .ok_or_else(|| "the current branch is not known".into()),
+                                None => Ok(spec.to_string()),
+                            }
+                        })
+                        .collect()
                 };
-                branches
-                    .into_iter()
-                    .find(|b| {
-                        let dst = b.rsplit(':').next().unwrap_or(b);
-                        let dst = dst.trim_start_matches("refs/heads/");
-                        // Every branch, one unknown, or one known only at
-                        // run time may be a protected one.
-                        *b == "--all"
-                            || *b == "(unknown)"
-                            || dst.contains('*')
-                            || DATA
-                                .protected_branches
-                                .iter()
-                                .any(|p| dst == p || dst.starts_with(&format!("{p}/")))
-                    })
-                    .map(|b| {
+                destinations.into_iter().find_map(|d| {
+                    let dst = match d {
+                        Ok(dst) => dst,
+                        Err(why) => {
+                            return Some(Applies::Plain(Some(format!(
+                                "where it pushes may be a protected branch: {why}"
+                            ))))
+                        }
+                    };
+                    let name = dst.trim_start_matches("refs/heads/");
+                    // A branch known only at run time may be a protected one.
+                    let protected = name.contains('*')
+                        || DATA
+                            .protected_branches
+                            .iter()
+                            .any(|p| name == p || name.starts_with(&format!("{p}/")));
+                    protected.then(|| {
                         Applies::Plain(Some(format!(
-                            "it updates `{b}`, which may be a protected branch"
+                            "it updates `{name}`, which may be a protected branch"
                         )))
                     })
+                })
             }
             Target::Processes => {
                 let allowed = super::allowlist::pkill_allowed();
@@ -476,6 +526,62 @@ impl Rule {
                 .then(|| b.to_string())
         })?;
         Some(format!("`{branch}` is a protected branch"))
+    }
+}
+
+/// The top of the repository `dir` is in: the nearest directory at or
+/// above it holding `.git`.
+fn repository_of(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// The branch a push with no refspec updates on the remote, as git's
+/// configuration says (`push.default`, a remote's `push` refspecs, the
+/// branch's upstream); why not, when that cannot be told. git is asked
+/// for its configuration only (`git config` runs nothing the repository
+/// names).
+fn bare_push_destination(repo: &Path) -> Result<String, String> {
+    let current = current_branch(repo).ok_or("the current branch is not known")?;
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args([
+            "config",
+            "--get-regexp",
+            r"^(push\.default|remote\..*\.push|branch\..*\.merge)$",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("git's configuration could not be read ({e})"))?;
+    // Status 1: none of the keys is set.
+    if !out.status.success() && out.status.code() != Some(1) {
+        return Err("git's configuration could not be read".into());
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut default = None;
+    let mut upstream = None;
+    for line in text.lines() {
+        let (key, value) = line.split_once(' ').unwrap_or((line, ""));
+        if key.starts_with("remote.") && key.ends_with(".push") {
+            return Err(format!(
+                "git's configuration sets where it pushes ({key} = {value})"
+            ));
+        }
+        if key == "push.default" {
+            default = Some(value.to_string());
+        } else if key == format!("branch.{current}.merge") {
+            upstream = Some(value.to_string());
+        }
+    }
+    match default.as_deref().unwrap_or("simple") {
+        "simple" | "current" | "nothing" => Ok(current),
+        "upstream" | "tracking" => {
+            upstream.ok_or_else(|| "push.default = upstream, and the branch has none".into())
+        }
+        other => Err(format!("push.default = {other}")),
     }
 }
 
@@ -559,11 +665,25 @@ fn find_tree(args: &[Option<String>], shapes: &[String], places: &Places) -> Opt
     let runs = program
         .map(|p| format!(", running `{p}`"))
         .unwrap_or_default();
-    worst(starts.iter().map(|s| match places.changes(s) {
+    let outside = worst(starts.iter().map(|s| match places.changes(s) {
         // Narrowed, find from the project's top changes only some files.
         Where::Project if narrowed => Where::Fine,
         w => w,
-    }))
+    }));
+    // Everything under a starting point goes: its uncommitted work too.
+    let lost = || {
+        (!narrowed)
+            .then(|| starts.iter().find_map(|s| places.uncommitted(s)))
+            .flatten()
+            .map(|text| Why {
+                text,
+                bounded: None,
+            })
+    };
+    match outside {
+        Some(why) if why.bounded.is_none() => Some(why),
+        _ => lost().or(outside),
+    }
     .map(|why| Why {
         text: format!("{}{runs}", why.text),
         ..why
@@ -700,6 +820,9 @@ struct Places<'a> {
     project: PathBuf,
     home: Option<PathBuf>,
     scratch: Vec<PathBuf>,
+    /// The index of the repository the project is in, read when first
+    /// needed.
+    index: std::cell::OnceCell<(PathBuf, Index)>,
     data: &'a Data,
 }
 
@@ -716,8 +839,44 @@ impl<'a> Places<'a> {
             home,
             project,
             scratch,
+            index: std::cell::OnceCell::new(),
             data,
         }
+    }
+
+    /// Why deleting `shape` inside the project loses work git cannot
+    /// restore, when it does: it is, or holds, a tracked file whose
+    /// changes are not committed (nor staged). Paths outside, the
+    /// project's top and its repository are [`Places::changes`]'s.
+    fn uncommitted(&self, shape: &str) -> Option<String> {
+        if shape.is_empty() || shape.starts_with('*') {
+            return None;
+        }
+        let relative = !shape.starts_with(['/', '~']);
+        let bases: &[PathBuf] = if relative {
+            &self.bases
+        } else {
+            &self.bases[..1]
+        };
+        let (top, index) = self.index.get_or_init(|| {
+            let top = repository_of(&self.project).unwrap_or_else(|| self.project.clone());
+            let index = Index::of(&top);
+            (top, index)
+        });
+        bases.iter().find_map(|base| {
+            let resolved = resolve(base, shape)?;
+            let inside = resolved.strip_prefix(&self.project).ok()?;
+            if inside.as_os_str().is_empty() || inside.starts_with(".git") {
+                return None;
+            }
+            let rel = resolved.strip_prefix(top).ok()?;
+            index.changed_under(rel).map(|file| match index {
+                Index::Unreadable(_) => format!(
+                    "`{shape}` is in a repository bashgate cannot read ({file}), so it may hold changes that are not committed"
+                ),
+                _ => format!("`{shape}` holds `{file}`, whose changes are not committed"),
+            })
+        })
     }
 
     /// Where `shape` (a path as written, `*` for parts known only at run
@@ -929,6 +1088,148 @@ mod tests {
             cwd: Path::new(PROJECT),
         };
         find(&b, Path::new(PROJECT)).map(|f| f.bounded.is_some())
+    }
+
+    #[test]
+    fn a_lease_is_asked_where_git_would_push_a_protected_branch() {
+        let t = tempfile::tempdir().unwrap();
+        let top = std::fs::canonicalize(t.path()).unwrap();
+        let git = |args: &[&str]| {
+            let o = std::process::Command::new("git")
+                .args(args)
+                .current_dir(&top)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{o:?}");
+        };
+        git(&["init", "-q", "-b", "feature", "."]);
+        let why = |cmd: &str| {
+            let a = analyze(cmd);
+            let b = BashCall {
+                command: cmd,
+                analysis: &a,
+                cwd: &top,
+            };
+            find(&b, &top).map(|f| f.why)
+        };
+        // On a branch of its own, with git's defaults: its own name.
+        for c in [
+            "git push --force-with-lease",
+            "git push --force-with-lease origin",
+            "git push --force-with-lease origin HEAD",
+            "git push --force-with-lease origin feature",
+        ] {
+            assert_eq!(why(c), None, "{c}");
+        }
+        for c in [
+            "git push --force-with-lease origin HEAD:main",
+            "git push --force-with-lease origin feature:refs/heads/master",
+            "git push --force-with-lease --all",
+            "git -C ../other push --force-with-lease",
+            "cd sub && git push --force-with-lease",
+        ] {
+            assert!(why(c).is_some(), "{c}");
+        }
+        // Configuration that sends the branch elsewhere.
+        git(&["config", "push.default", "upstream"]);
+        git(&["config", "branch.feature.merge", "refs/heads/main"]);
+        let w = why("git push --force-with-lease").unwrap_or_default();
+        assert!(w.contains("`main`"), "{w}");
+        git(&["config", "branch.feature.merge", "refs/heads/feature"]);
+        assert_eq!(why("git push --force-with-lease"), None);
+        git(&["config", "push.default", "matching"]);
+        assert!(why("git push --force-with-lease").is_some());
+        git(&["config", "push.default", "simple"]);
+        git(&[
+            "config",
+            "remote.origin.push",
+            "+refs/heads/*:refs/heads/main",
+        ]);
+        let w = why("git push --force-with-lease").unwrap_or_default();
+        assert!(w.contains("remote.origin.push"), "{w}");
+        // On a protected branch, HEAD is it.
+        git(&["config", "--unset", "remote.origin.push"]);
+        git(&["checkout", "-q", "-b", "main"]);
+        for c in [
+            "git push --force-with-lease",
+            "git push --force-with-lease origin @",
+        ] {
+            assert!(why(c).is_some(), "{c}");
+        }
+    }
+
+    #[test]
+    fn deleting_a_tracked_file_whose_changes_are_not_committed_is_asked() {
+        let t = tempfile::tempdir().unwrap();
+        let top = std::fs::canonicalize(t.path()).unwrap();
+        let git = |args: &[&str]| {
+            let o = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+                .args(["-c", "commit.gpgsign=false"])
+                .args(args)
+                .current_dir(&top)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("HOME", &top)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{o:?}");
+        };
+        git(&["init", "-q", "."]);
+        for (f, text) in [
+            ("src/main.rs", "fn main() {}\n"),
+            ("src/lib.rs", "// lib\n"),
+            ("docs/a.md", "a\n"),
+            (".gitignore", "build/\n"),
+        ] {
+            std::fs::create_dir_all(top.join(f).parent().unwrap()).unwrap();
+            std::fs::write(top.join(f), text).unwrap();
+        }
+        git(&["add", "."]);
+        git(&["commit", "-qm", "one"]);
+        std::fs::create_dir_all(top.join("build")).unwrap();
+        std::fs::write(top.join("build/out"), "x").unwrap();
+        std::fs::write(top.join("notes.txt"), "untracked").unwrap();
+        std::fs::write(top.join("src/main.rs"), "fn main() { edited(); }\n").unwrap();
+        let why = |cmd: &str| {
+            let a = analyze(cmd);
+            let b = BashCall {
+                command: cmd,
+                analysis: &a,
+                cwd: &top,
+            };
+            find(&b, &top).map(|f| f.why)
+        };
+        for c in [
+            "rm -rf src",
+            "rm src/main.rs",
+            "rm -f src/*.rs",
+            "rm -r ./src/",
+            "shred -u src/main.rs",
+            "truncate -s 0 src/main.rs",
+            "find src -delete",
+            "cd src && rm main.rs",
+        ] {
+            let w = why(c).unwrap_or_default();
+            assert!(
+                w.contains("src/main.rs") && w.contains("not committed"),
+                "{c}: {w}"
+            );
+        }
+        // What git restores, what it ignores, what it never had, and a
+        // change already staged: nothing of the person's work is lost.
+        for c in [
+            "rm -rf docs",
+            "rm src/lib.rs",
+            "rm -rf build",
+            "rm notes.txt",
+            "mv src/main.rs src/app.rs",
+            "chmod -R u+w src",
+            "find src -name '*.o' -delete",
+        ] {
+            assert_eq!(why(c), None, "{c}");
+        }
+        git(&["add", "src/main.rs"]);
+        assert_eq!(why("rm -rf src"), None);
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod always;
 pub mod denylist;
 pub mod destructive;
 pub mod gitguard;
+pub mod gitindex;
 pub mod incomplete;
 pub mod layer;
 pub mod leftover;

@@ -588,41 +588,17 @@ fn find_may_match(inv: &Invocation, p: &Path) -> bool {
     tests == 0
 }
 
-/// Whether git may hold `p` in the index of the repository around it: its
-/// path is among the index's entries, or the index cannot be read as
-/// version 2 or 3 (whose entries hold whole paths), which counts as
-/// tracked.
+/// Whether git may hold `p` in the index of the repository around it (an
+/// index that cannot be read may).
 fn tracked(p: &Path) -> bool {
-    let Some((top, dot_git)) = p
-        .ancestors()
-        .skip(1)
-        .map(|d| (d, d.join(".git")))
-        .find(|(_, g)| g.exists())
-    else {
+    let Some(top) = p.ancestors().skip(1).find(|d| d.join(".git").exists()) else {
         // Not in a repository: git writes nothing there.
         return false;
     };
-    if !dot_git.is_dir() {
-        // A worktree or submodule (`.git` is a file): not read here.
-        return true;
-    }
-    let Ok(index) = std::fs::read(dot_git.join("index")) else {
-        // No index yet: nothing is tracked; any other error may hide it.
-        return dot_git.join("index").exists();
-    };
-    let version = index
-        .get(4..8)
-        .map(|v| u32::from_be_bytes([v[0], v[1], v[2], v[3]]));
-    if !index.starts_with(b"DIRC") || !matches!(version, Some(2 | 3)) {
-        return true;
-    }
     let Ok(rel) = p.strip_prefix(top) else {
         return true;
     };
-    // Each entry's path is stored whole and ends with a NUL.
-    let mut name = rel.as_os_str().as_encoded_bytes().to_vec();
-    name.push(0);
-    index.windows(name.len()).any(|w| w == name.as_slice())
+    super::gitindex::Index::of(top).may_track(rel)
 }
 
 /// The find whose `-exec` runs `inv`, when one does.
