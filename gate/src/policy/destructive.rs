@@ -17,7 +17,7 @@ use bashgate_analyzer::argv::Sub;
 use bashgate_analyzer::Invocation;
 use serde::Deserialize;
 
-use super::gitindex::Index;
+use super::gitindex::{Changed, Index};
 use super::paths::{resolve, working_dirs};
 use super::selfguard::glob_match;
 use super::{base_name, reason, BashCall, Call, Env, PolicyLayer, Step};
@@ -870,11 +870,13 @@ impl<'a> Places<'a> {
                 return None;
             }
             let rel = resolved.strip_prefix(top).ok()?;
-            index.changed_under(rel).map(|file| match index {
-                Index::Unreadable(_) => format!(
-                    "`{shape}` is in a repository bashgate cannot read ({file}), so it may hold changes that are not committed"
+            index.changed_under(rel).map(|changed| match changed {
+                Changed::File(file) => {
+                    format!("`{shape}` holds `{file}`, whose changes are not committed")
+                }
+                Changed::Unknown(why) => format!(
+                    "`{shape}` may hold changes that are not committed, and bashgate cannot tell ({why})"
                 ),
-                _ => format!("`{shape}` holds `{file}`, whose changes are not committed"),
             })
         })
     }

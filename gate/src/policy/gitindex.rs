@@ -44,6 +44,11 @@ struct Entry {
 /// it, they count as changed.
 const HASH_BUDGET: u64 = 64 << 20;
 
+/// The most tracked files looked at for one path (a `stat` each, about
+/// 3 µs); a path holding more counts as holding changes: deleting that
+/// much is the person's call anyway.
+const FILE_BUDGET: usize = 20_000;
+
 impl Index {
     /// The index of the repository whose working tree is `top`: its `.git`
     /// directory, or the one a `.git` file names (a worktree, a submodule).
@@ -106,11 +111,11 @@ impl Index {
 
     /// A tracked file at or under `rel` (a path relative to the top, `*`
     /// `?` `[` globs allowed in each name) whose working copy may hold
-    /// changes the index does not: its path, or why that cannot be told.
-    pub fn changed_under(&self, rel: &Path) -> Option<String> {
+    /// changes the index does not, or why that cannot be told.
+    pub fn changed_under(&self, rel: &Path) -> Option<Changed> {
         let e = match self {
             Index::Empty => return None,
-            Index::Unreadable(why) => return Some(why.clone()),
+            Index::Unreadable(why) => return Some(Changed::Unknown(why.clone())),
             Index::Read(e) => e,
         };
         let pattern: Vec<&[u8]> = rel
@@ -120,12 +125,29 @@ impl Index {
             .filter(|n| !n.is_empty() && *n != b".")
             .collect();
         let mut budget = HASH_BUDGET;
-        e.entries
-            .iter()
-            .filter(|x| under(&x.path, &pattern))
-            .find(|x| e.changed(x, &mut budget))
-            .map(|x| String::from_utf8_lossy(&x.path).into_owned())
+        let mut files = 0;
+        for x in e.entries.iter().filter(|x| under(&x.path, &pattern)) {
+            files += 1;
+            if files > FILE_BUDGET {
+                return Some(Changed::Unknown(format!(
+                    "it holds more than {FILE_BUDGET} tracked files"
+                )));
+            }
+            if e.changed(x, &mut budget) {
+                return Some(Changed::File(String::from_utf8_lossy(&x.path).into_owned()));
+            }
+        }
+        None
     }
+}
+
+/// What deleting a path would lose of the working tree.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Changed {
+    /// This tracked file's changes are not in the index.
+    File(String),
+    /// It may hold such a file: why that cannot be told.
+    Unknown(String),
 }
 
 /// Whether `path`'s first names match `pattern`'s, name by name.
@@ -288,8 +310,8 @@ mod tests {
         let idx = Index::of(top);
         for dirty in ["src", "src/deep", "src/deep/a.rs", ".", "src/*", "s*"] {
             assert_eq!(
-                idx.changed_under(Path::new(dirty)).as_deref(),
-                Some("src/deep/a.rs"),
+                idx.changed_under(Path::new(dirty)),
+                Some(Changed::File("src/deep/a.rs".into())),
                 "{dirty}"
             );
         }
@@ -306,6 +328,9 @@ mod tests {
         git(top, &["update-index", "--index-version", "4"]);
         let v4 = Index::of(top);
         assert!(v4.may_track(Path::new("anything")));
-        assert!(v4.changed_under(Path::new("docs")).is_some());
+        assert!(matches!(
+            v4.changed_under(Path::new("docs")),
+            Some(Changed::Unknown(_))
+        ));
     }
 }
