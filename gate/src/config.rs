@@ -1263,9 +1263,6 @@ fn validate(c: &Config) -> Result<(), (String, String)> {
             "must be at least 100 (milliseconds)".into(),
         ));
     }
-    if let Err(e) = crate::store::Engine::of(c) {
-        return Err(("serve.store".into(), e));
-    }
     if c.serve.webhook_timeout_ms == 0 {
         return Err((
             "serve.webhook_timeout_ms".into(),

@@ -488,6 +488,11 @@ pub fn config_check(flag: Option<&Path>, json: bool) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    // The daemon's store is read where it is built; said here too.
+    if let Err(e) = bashgate::store::Engine::of(&c) {
+        eprintln!("bashgate: {e}");
+        return ExitCode::from(1);
+    }
     // The layers this configuration turns on, in the order they run.
     let mut layers: Vec<&str> = bashgate::policy::LAYERS
         .iter()

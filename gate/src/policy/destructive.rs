@@ -18,8 +18,8 @@ use bashgate_analyzer::Invocation;
 use serde::Deserialize;
 
 use super::gitindex::{Changed, Index};
+use super::glob::glob_match;
 use super::paths::{resolve, working_dirs};
-use super::selfguard::glob_match;
 use super::{base_name, reason, BashCall, Call, Env, PolicyLayer, Step};
 use crate::config::{Config, Profile};
 use crate::decision::{Decision, Layer};
