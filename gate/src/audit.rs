@@ -104,7 +104,7 @@ impl Record {
     /// decided. An allow that holds only fenced is its own kind of answer.
     pub fn word(d: &Decision) -> &'static str {
         match d.permission {
-            Permission::Allow if d.confined => "allow-confined",
+            Permission::Allow if d.confined() => "allow-confined",
             Permission::Allow if !d.by_person() => "pass",
             p => p.as_str(),
         }

@@ -55,7 +55,8 @@ impl Fence {
 }
 
 /// Which fence a command runs in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum FenceKind {
     /// The person's fence profile (`[confine] profile`): no network,
     /// protected files read-only.

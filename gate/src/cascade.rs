@@ -350,7 +350,7 @@ mod tests {
         for t in [CORRUPT, SECRET, BOTH] {
             for v in [Verdict::Safe, Verdict::Unknown] {
                 let d = fenced(v, t, ConfineWhen::Tainted, &Fence::Offered);
-                assert_eq!((d.permission, d.confined), (Allow, true), "{v:?} {t:?}");
+                assert_eq!((d.permission, d.confined()), (Allow, true), "{v:?} {t:?}");
                 assert!(d.reason.contains("fenced"), "{}", d.reason);
             }
         }
@@ -370,7 +370,7 @@ mod tests {
             },
             never,
         );
-        assert_eq!((d.permission, d.confined), (Ask, false));
+        assert_eq!((d.permission, d.confined()), (Ask, false));
         let d = decide(
             Verdict::Network,
             CORRUPT,
@@ -383,7 +383,7 @@ mod tests {
             },
             clear,
         );
-        assert_eq!((d.permission, d.confined), (Allow, false));
+        assert_eq!((d.permission, d.confined()), (Allow, false));
     }
 
     #[test]
@@ -402,7 +402,7 @@ mod tests {
         };
         for v in [Verdict::Safe, Verdict::Unknown, Verdict::Network] {
             let d = decide(v, NONE, "`x`", OnError::Ask, fencing, never);
-            assert_eq!((d.permission, d.confined), (Allow, false));
+            assert_eq!((d.permission, d.confined()), (Allow, false));
         }
         assert_eq!(asked.load(Ordering::Relaxed), 0, "a clean session asked");
         for _ in 0..2 {
@@ -414,7 +414,7 @@ mod tests {
                 fencing,
                 never,
             );
-            assert_eq!((d.permission, d.confined), (Allow, true));
+            assert_eq!((d.permission, d.confined()), (Allow, true));
         }
         assert_eq!(asked.load(Ordering::Relaxed), 1, "asked once, then known");
     }
@@ -423,14 +423,14 @@ mod tests {
     fn untainted_sessions_are_fenced_only_when_asked_to_be() {
         for v in [Verdict::Safe, Verdict::Unknown, Verdict::Network] {
             let d = fenced(v, NONE, ConfineWhen::Tainted, &Fence::Offered);
-            assert_eq!((d.permission, d.confined), (Allow, false));
+            assert_eq!((d.permission, d.confined()), (Allow, false));
         }
         for v in [Verdict::Safe, Verdict::Unknown] {
             let d = fenced(v, NONE, ConfineWhen::Always, &Fence::Offered);
-            assert_eq!((d.permission, d.confined), (Allow, true));
+            assert_eq!((d.permission, d.confined()), (Allow, true));
         }
         let d = fenced(Verdict::Network, NONE, ConfineWhen::Always, &Fence::Offered);
-        assert_eq!((d.permission, d.confined), (Allow, false));
+        assert_eq!((d.permission, d.confined()), (Allow, false));
     }
 
     #[test]
@@ -448,14 +448,14 @@ mod tests {
             },
             || CopResult::Unavailable("no key".into()),
         );
-        assert_eq!((d.permission, d.confined), (Ask, false));
+        assert_eq!((d.permission, d.confined()), (Ask, false));
         assert!(
             d.reason.contains("user namespaces are disabled"),
             "{}",
             d.reason
         );
         let d = fenced(Verdict::Safe, BOTH, ConfineWhen::Tainted, &gone);
-        assert_eq!((d.permission, d.confined), (Allow, false));
+        assert_eq!((d.permission, d.confined()), (Allow, false));
         // `never` is the seed's table, with no word about the fence.
         let d = decide(
             Verdict::Unknown,
@@ -469,7 +469,7 @@ mod tests {
             },
             || CopResult::Unavailable("no key".into()),
         );
-        assert_eq!((d.permission, d.confined), (Ask, false));
+        assert_eq!((d.permission, d.confined()), (Ask, false));
         assert!(!d.reason.contains("fenced"), "{}", d.reason);
     }
 
@@ -498,16 +498,15 @@ mod tests {
         let offer = FenceOffer::probed(&probe);
         // Provably local: as it is, and nothing is asked of the surface.
         let d = untainted_with(Verdict::Safe, &offer, ConfineWhen::Tainted);
-        assert_eq!((d.permission, d.confined), (Allow, false));
+        assert_eq!((d.permission, d.confined()), (Allow, false));
         assert_eq!(asked.load(Ordering::Relaxed), 0);
         for v in [Verdict::Unknown, Verdict::Network] {
             let d = untainted_with(v, &offer, ConfineWhen::Tainted);
             assert_eq!(
-                (d.permission, d.confined, d.writes_only),
-                (Allow, true, true),
+                (d.permission, d.fence),
+                (Allow, Some(FenceKind::Writes)),
                 "{v:?}"
             );
-            assert_eq!(d.fence_kind(), FenceKind::Writes);
             assert!(d.reason.contains("writes bounded"), "{}", d.reason);
         }
         assert_eq!(asked.load(Ordering::Relaxed), 1, "asked once, then known");
@@ -517,27 +516,27 @@ mod tests {
             &FenceOffer::known(Fence::Offered),
             ConfineWhen::Always,
         );
-        assert_eq!((d.confined, d.writes_only), (true, false));
+        assert_eq!(d.fence, Some(FenceKind::Full));
         let d = untainted_with(
             Verdict::Network,
             &FenceOffer::known(Fence::Offered),
             ConfineWhen::Always,
         );
-        assert_eq!((d.confined, d.writes_only), (true, true));
+        assert_eq!(d.fence, Some(FenceKind::Writes));
         // `never`: no fence of any kind.
         let d = untainted_with(
             Verdict::Unknown,
             &FenceOffer::known(Fence::Offered),
             ConfineWhen::Never,
         );
-        assert_eq!((d.permission, d.confined), (Allow, false));
+        assert_eq!((d.permission, d.confined()), (Allow, false));
     }
 
     #[test]
     fn untainted_without_the_fence_for_writes_runs_as_before_and_says_so() {
         let gone = FenceOffer::known(Fence::Unavailable("Landlock is not available".into()));
         let d = untainted_with(Verdict::Unknown, &gone, ConfineWhen::Tainted);
-        assert_eq!((d.permission, d.confined), (Allow, false));
+        assert_eq!((d.permission, d.confined()), (Allow, false));
         assert!(
             d.reason.contains("Landlock is not available"),
             "{}",

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::call::FenceKind;
 use crate::config::OnError;
 use crate::rules::GateRule;
 
@@ -109,14 +110,11 @@ pub struct Decision {
     pub rule: Option<GateRule>,
     pub reason: String,
     /// An allow that holds only for the command run under `bashgate run`'s
-    /// fence (no network, protected files read-only). A surface that
-    /// cannot deliver the fence must not run the command.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub confined: bool,
-    /// With `confined`: the fence bounds writes only (profile `writes`),
-    /// and the command keeps the network.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub writes_only: bool,
+    /// fence of this kind: the full one (no network, protected files
+    /// read-only) or the one for writes (writes bounded, the network
+    /// kept). A surface that cannot deliver it must not run the command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fence: Option<FenceKind>,
 }
 
 impl Decision {
@@ -131,33 +129,28 @@ impl Decision {
             layer,
             rule,
             reason,
-            confined: false,
-            writes_only: false,
+            fence: None,
         }
     }
 
     /// An allow for the command run fenced.
     pub fn allow_confined(layer: Layer, reason: impl Into<String>) -> Self {
         let mut d = Decision::allow(layer, reason);
-        d.confined = true;
+        d.fence = Some(FenceKind::Full);
         d
     }
 
     /// An allow for the command run with its writes bounded (the fence
     /// for writes, which keeps the network).
     pub fn allow_writes_fenced(layer: Layer, reason: impl Into<String>) -> Self {
-        let mut d = Decision::allow_confined(layer, reason);
-        d.writes_only = true;
+        let mut d = Decision::allow(layer, reason);
+        d.fence = Some(FenceKind::Writes);
         d
     }
 
-    /// The kind of fence an allow-confined decision needs.
-    pub fn fence_kind(&self) -> crate::call::FenceKind {
-        if self.writes_only {
-            crate::call::FenceKind::Writes
-        } else {
-            crate::call::FenceKind::Full
-        }
+    /// Whether the decision holds only for the command run fenced.
+    pub fn confined(&self) -> bool {
+        self.fence.is_some()
     }
 
     pub fn allow(layer: Layer, reason: impl Into<String>) -> Self {

@@ -540,7 +540,7 @@ impl Gate {
         };
         // A fence settles the asks it bounds; without one they stand.
         for (ask, why) in bounded {
-            if conclusion.confined {
+            if conclusion.confined() {
                 conclusion.reason.push_str(&format!("; {why}"));
             } else if let Some(stop) = tally.file(ask) {
                 return stop;
@@ -808,8 +808,8 @@ mod tests {
         // Untainted, with the fence for writes: run with writes bounded.
         let d = decide_with(&g, cmd, &writes);
         assert_eq!(
-            (d.permission, d.confined, d.writes_only),
-            (Permission::Allow, true, true)
+            (d.permission, d.fence),
+            (Permission::Allow, Some(crate::call::FenceKind::Writes))
         );
         assert!(d.reason.contains("named end"), "{}", d.reason);
         // Without it, or with it turned off: asked, as before.

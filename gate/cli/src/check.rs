@@ -168,7 +168,7 @@ fn bash_call<'a>(cwd: &'a Path, input: &'a Value, fence: &'a FenceOffer<'a>) -> 
 fn word(d: &Decision) -> &'static str {
     use bashgate::decision::Permission;
     match d.permission {
-        Permission::Allow if d.confined => "fenced",
+        Permission::Allow if d.confined() => "fenced",
         Permission::Allow => "allow",
         Permission::Ask => "ask",
         Permission::Deny => "deny",
@@ -179,10 +179,10 @@ fn word(d: &Decision) -> &'static str {
 fn meaning(d: &Decision) -> &'static str {
     use bashgate::decision::Permission;
     match d.permission {
-        Permission::Allow if d.writes_only => {
+        Permission::Allow if d.fence == Some(bashgate::call::FenceKind::Writes) => {
             "it runs with its writes bounded: only the working tree, the temporary directories and the caches may change; the network is allowed"
         }
-        Permission::Allow if d.confined => {
+        Permission::Allow if d.confined() => {
             "it runs inside the fence: no network, protected files read-only"
         }
         Permission::Allow => "bashgate has no objection; your client's own rules decide",
@@ -240,7 +240,7 @@ pub fn report(t: &Tried) -> String {
             ),
         };
     }
-    if let (Some(why), false) = (&t.no_fence, d.confined) {
+    if let (Some(why), false) = (&t.no_fence, d.confined()) {
         let _ = writeln!(out, "  note   the fence cannot run commands here: {why}");
     }
     if let (true, Some(p)) = (t.untrusted_project, &t.project) {

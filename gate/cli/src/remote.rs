@@ -284,8 +284,13 @@ fn answer_decision(v: &Value) -> Option<Decision> {
         reason,
     );
     // An allow that holds only fenced stays so here.
-    d.confined = permission == Permission::Allow && v["confined"] == true;
-    d.writes_only = d.confined && v["writes_only"] == true;
+    if permission == Permission::Allow && v["confined"] == true {
+        d.fence = Some(if v["writes_only"] == true {
+            bashgate::call::FenceKind::Writes
+        } else {
+            bashgate::call::FenceKind::Full
+        });
+    }
     Some(d)
 }
 

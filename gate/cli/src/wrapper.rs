@@ -223,8 +223,10 @@ fn decision(session: &str, command: &str, exact: bool) -> Result<HowToRun, Strin
     );
     let d = &outcome.decision;
     match d.permission {
-        Permission::Allow if d.confined => Ok(HowToRun::Fenced(spec.of_kind(d.fence_kind()))),
-        Permission::Allow => Ok(HowToRun::Plain),
+        Permission::Allow => match d.fence {
+            Some(kind) => Ok(HowToRun::Fenced(spec.of_kind(kind))),
+            None => Ok(HowToRun::Plain),
+        },
         _ => Err(format!(
             "it reached the shell without bashgate's decision, and bashgate would not let it run unasked: {}",
             d.reason

@@ -259,7 +259,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
         state_dir: config.state_dir(),
         config: person_file.clone(),
     };
-    let how_for = move |d: &Decision| how.of_kind(d.fence_kind());
+    let how_for = move |kind: FenceKind| how.of_kind(kind);
     let tickets = bashgate::runs::Tickets::new(&config.state_dir());
     let left_for = &tickets;
     let shell_tool = match P::FENCE {
@@ -272,7 +272,11 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
     // call's decision, and whether a daemon decides it.
     let reply = move |d: &Decision, read_only: bool, input: &Value, left: Option<(&str, bool)>| {
         let approved = d.by_person() || (auto_approve && read_only);
-        let fenced = d.permission == Permission::Allow && d.confined;
+        let fenced = if d.permission == Permission::Allow {
+            d.fence
+        } else {
+            None
+        };
         if let (Some((session, elsewhere)), Some(command)) =
             (left, input.get("command").and_then(Value::as_str))
         {
@@ -282,8 +286,8 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
             // the hook would (unless a daemon decides the session). A
             // question does: if the person approves, the wrapper alone
             // would not run it.
-            let ticket = if fenced {
-                Some(bashgate::runs::HowToRun::Fenced(how_for(d)))
+            let ticket = if let Some(kind) = fenced {
+                Some(bashgate::runs::HowToRun::Fenced(how_for(kind)))
             } else if d.permission == Permission::Ask
                 || (d.permission == Permission::Allow && elsewhere)
             {
@@ -298,8 +302,8 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
                     eprintln!("bashgate: the decision for the shell wrapper was not left ({e}); it decides the command when it runs");
                 }
             }
-        } else if fenced {
-            let how = how_for(d);
+        } else if let Some(kind) = fenced {
+            let how = how_for(kind);
             let how = how.fencing();
             return match fenced_input(input, &how) {
                 Ok(input) => P::render(Reply::Fenced {

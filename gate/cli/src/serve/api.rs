@@ -224,11 +224,13 @@ async fn check(
             "rule": d.rule,
             "layer": d.layer.as_str(),
         });
-        if d.confined {
+        // The wire keeps two flags: `confined`, and `writes_only` for the
+        // fence for writes.
+        if let Some(kind) = d.fence {
             v["confined"] = json!(true);
-        }
-        if d.writes_only {
-            v["writes_only"] = json!(true);
+            if kind == bashgate::call::FenceKind::Writes {
+                v["writes_only"] = json!(true);
+            }
         }
         Ok(Json(v))
     })
