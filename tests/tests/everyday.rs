@@ -145,3 +145,41 @@ fn an_untainted_session_stops_nothing_and_bounds_the_writes_of_the_rest() {
         assert_eq!(d, bashgate_tests::gate::untainted_allow(c), "{c}");
     }
 }
+
+/// Issue 36: `strict` is stronger, not stiffer. An untainted session under
+/// `strict` is decided as a tainted one: it denies none of the everyday
+/// commands, asks only about those that need the network, and runs the
+/// rest fenced where this machine can.
+#[test]
+fn strict_denies_no_everyday_command_and_asks_only_for_the_network() {
+    let s = Sandbox::with_config("profile = \"strict\"\n");
+    s.trust_project();
+    let list = everyday();
+    let got: Vec<(String, String)> = list
+        .iter()
+        .map(|c| {
+            (
+                c.run.clone(),
+                s.bash("strict", &c.run).decision().to_string(),
+            )
+        })
+        .collect();
+    let count = |d: &str| got.iter().filter(|(_, x)| x == d).count();
+    println!(
+        "everyday commands under strict: {} of {} asked, {} denied, {} fenced, {} as they are",
+        count("ask"),
+        got.len(),
+        count("deny"),
+        count("allow-confined"),
+        count("allow"),
+    );
+    for (c, (cmd, d)) in list.iter().zip(&got) {
+        assert_ne!(d, "deny", "{cmd}");
+        if fence_available() && !c.network {
+            assert!(d == "allow-confined" || d == "allow", "{cmd}: {d}");
+        }
+    }
+    if fence_available() {
+        assert_eq!(count("ask"), list.iter().filter(|c| c.network).count());
+    }
+}
