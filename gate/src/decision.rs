@@ -53,28 +53,37 @@ pub enum Layer {
     /// What an earlier fenced command left that the fence could not move
     /// aside.
     Fence,
+    /// bashgate's own state, configuration and hook settings.
+    SelfProtection,
+    /// A tainted session's file-writing tools held to the fence's places.
+    ToolWrites,
 }
 
 impl Layer {
-    /// Every layer, in the order the gate consults them.
-    pub const ALL: [Layer; 18] = [
+    /// Every part of the gate that can decide: the input and the
+    /// configuration, the policy layers in the order they run (the order
+    /// of `policy::LAYERS`, which names its layers by these), then what
+    /// comes after them.
+    pub const ALL: [Layer; 20] = [
         Layer::Input,
         Layer::Config,
+        Layer::State,
         Layer::Always,
+        Layer::Limits,
+        Layer::Fence,
         Layer::Destructive,
+        Layer::SelfProtection,
+        Layer::ToolWrites,
         Layer::Denylist,
         Layer::Allowlist,
         Layer::GitGuard,
         Layer::Paths,
+        Layer::Service,
+        Layer::CleanRoom,
+        Layer::Secrets,
         Layer::Plugin,
-        Layer::Limits,
-        Layer::Fence,
         Layer::Remembered,
         Layer::Cascade,
-        Layer::Service,
-        Layer::Secrets,
-        Layer::CleanRoom,
-        Layer::State,
         Layer::Person,
     ];
 
@@ -98,6 +107,8 @@ impl Layer {
             Layer::Destructive => "destructive",
             Layer::Limits => "limits",
             Layer::Fence => "fence",
+            Layer::SelfProtection => "self-protection",
+            Layer::ToolWrites => "tool-writes",
         }
     }
 }

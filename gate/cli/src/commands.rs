@@ -497,10 +497,10 @@ pub fn config_check(flag: Option<&Path>, json: bool) -> ExitCode {
     let mut layers: Vec<&str> = bashgate::policy::LAYERS
         .iter()
         .filter(|(_, build)| build(&c).is_some())
-        .map(|(name, _)| *name)
+        .map(|(layer, _)| layer.as_str())
         .collect();
     if c.taint.cascade {
-        layers.push("cascade");
+        layers.push(bashgate::decision::Layer::Cascade.as_str());
     }
     if json {
         let files: Vec<_> = source

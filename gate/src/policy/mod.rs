@@ -27,6 +27,7 @@ pub mod toolwrites;
 pub use layer::{BashCall, Call, Env, PolicyLayer, ServiceCall, Step, Subject};
 
 use crate::config::Config;
+use crate::decision::Layer;
 use crate::rules::GateRule;
 
 /// Builds a layer for a configuration; `None` when the configuration turns
@@ -34,21 +35,24 @@ use crate::rules::GateRule;
 pub type Build = fn(&Config) -> Option<Box<dyn PolicyLayer + Send + Sync>>;
 
 /// The order is the policy: what can never be allowed first, then the
-/// user's lists, then what needs the session's taint, then plugins.
-pub const LAYERS: &[(&str, Build)] = &[
-    ("always", always::build),
-    ("limits", incomplete::build),
-    ("fence-left-behind", leftover::build),
-    ("destructive", destructive::build),
-    ("self-protection", selfguard::build),
-    ("tool-writes", toolwrites::build),
-    ("denylist", denylist::build),
-    ("allowlist", allowlist::build),
-    ("git-guard", gitguard::build),
-    ("paths", paths::build),
-    ("service", service::build),
-    ("payload", payload::build),
-    ("plugins", plugins::build),
+/// user's lists, then what needs the session's taint, then plugins. Each
+/// layer is named by the [`Layer`] its decisions report (the service layer
+/// also reports `clean-room`), so `bashgate config` lists and `bashgate
+/// audit --layer` takes the same names.
+pub const LAYERS: &[(Layer, Build)] = &[
+    (Layer::Always, always::build),
+    (Layer::Limits, incomplete::build),
+    (Layer::Fence, leftover::build),
+    (Layer::Destructive, destructive::build),
+    (Layer::SelfProtection, selfguard::build),
+    (Layer::ToolWrites, toolwrites::build),
+    (Layer::Denylist, denylist::build),
+    (Layer::Allowlist, allowlist::build),
+    (Layer::GitGuard, gitguard::build),
+    (Layer::Paths, paths::build),
+    (Layer::Service, service::build),
+    (Layer::Secrets, payload::build),
+    (Layer::Plugin, plugins::build),
 ];
 
 /// The layers a configuration turns on, in order.
@@ -72,4 +76,21 @@ pub fn reason(what: &str, why: &str, rule: GateRule, instead: &str) -> String {
 /// The last path component: `/usr/bin/sudo` is `sudo`.
 pub fn base_name(program: &str) -> &str {
     program.rsplit('/').next().unwrap_or(program)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LAYERS;
+    use crate::decision::Layer;
+
+    #[test]
+    fn the_policy_layers_are_the_decisions_layers_in_the_same_order() {
+        let at = |l: Layer| Layer::ALL.iter().position(|x| *x == l);
+        let places: Vec<Option<usize>> = LAYERS.iter().map(|(l, _)| at(*l)).collect();
+        assert!(places.iter().all(Option::is_some), "{places:?}");
+        assert!(
+            places.windows(2).all(|w| w[0] < w[1]),
+            "Layer::ALL lists the policy layers in another order: {places:?}"
+        );
+    }
 }

@@ -648,7 +648,11 @@ fn hook_by_hand(what: &str) -> Decision {
 /// Self-protection's denial: what, why, what to do instead.
 fn refuse(what: &str, why: &str, instead: &str) -> Decision {
     let rule = GateRule::SelfProtection;
-    Decision::deny(Layer::Always, rule, reason(what, why, rule, instead))
+    Decision::deny(
+        Layer::SelfProtection,
+        rule,
+        reason(what, why, rule, instead),
+    )
 }
 
 /// bashgate's own subcommands that change state are the person's.
@@ -721,7 +725,7 @@ fn deny(what: &str, written: &str, protected: &Path) -> Decision {
 fn ask(what: &str, why: &str) -> Decision {
     let rule = GateRule::SelfProtection;
     Decision::ask(
-        Layer::Always,
+        Layer::SelfProtection,
         rule,
         format!(
             "bashgate asks the person about {what}: {why} ({}). If that is not what was meant: name the files to change, outside bashgate's own.",

@@ -90,12 +90,12 @@ impl ToolWrites {
         let instead = "write inside the project's working tree, or ask the person";
         match self.profile {
             Profile::Strict => Decision::deny(
-                Layer::Fence,
+                Layer::ToolWrites,
                 rule,
                 super::reason(&what, &why, rule, instead),
             ),
             _ => Decision::ask(
-                Layer::Fence,
+                Layer::ToolWrites,
                 rule,
                 format!(
                     "bashgate asks the person about {what}: {why} ({}). Otherwise: {instead}.",
