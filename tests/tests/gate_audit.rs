@@ -100,3 +100,24 @@ fn audit_can_be_turned_off() {
     assert!(!s.state().join("audit.db.pending").exists());
     assert!(s.audit(&[]).is_empty());
 }
+
+#[test]
+fn a_layer_bashgate_config_names_is_one_audit_filters_by() {
+    let s = Sandbox::new();
+    let state = s.state().display().to_string();
+    let d = s.bash("p1", &format!("rm -rf {state}"));
+    assert_eq!(d.decision(), "deny", "{}", d.reason());
+    let rows = s.audit(&["--layer", "self-protection"]);
+    assert_eq!(rows.len(), 1, "{rows:#?}");
+    assert_eq!(rows[0]["rule"], "BG420");
+    assert!(s.audit(&["--layer", "always"]).is_empty());
+    // Every policy layer `bashgate config` lists is a name `--layer` takes.
+    let o = s.run(&["config", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let layers = v["layers"].as_array().unwrap();
+    assert!(layers.iter().any(|l| l == "self-protection"), "{v}");
+    for l in layers {
+        let out = s.run(&["audit", "--layer", l.as_str().unwrap()]);
+        assert!(out.status.success(), "{l}: {out:?}");
+    }
+}

@@ -26,13 +26,13 @@ fn example_configs_load() {
         assert!(text.contains(name), "{text}");
         let layers = match name {
             "taint-cascade.toml" => {
-                "always → limits → fence-left-behind → destructive → self-protection → tool-writes → git-guard → service → payload → cascade"
+                "always → limits → fence → destructive → self-protection → tool-writes → git-guard → service → secrets → cascade"
             }
             "denylist.toml" => {
-                "always → limits → fence-left-behind → destructive → self-protection → tool-writes → denylist → paths → service → payload"
+                "always → limits → fence → destructive → self-protection → tool-writes → denylist → paths → service → secrets"
             }
             _ => {
-                "always → limits → fence-left-behind → destructive → self-protection → tool-writes → allowlist → paths → service → payload"
+                "always → limits → fence → destructive → self-protection → tool-writes → allowlist → paths → service → secrets"
             }
         };
         assert!(text.contains(layers), "{name}: {text}");
