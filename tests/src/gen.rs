@@ -612,7 +612,7 @@ impl<C: Choices> Gen<'_, C> {
 
     /// A wrapper around a program, a shell or another wrapper.
     fn wrapped(&mut self) -> String {
-        let (pre, post) = self.wrapper_form();
+        let (pre, post, joins) = self.wrapper_form();
         self.depth += 1;
         let inner = match self.below(5) {
             0..=2 => {
@@ -630,12 +630,19 @@ impl<C: Choices> Gen<'_, C> {
             }
         };
         self.depth -= 1;
+        // `watch` without `-x` joins its words with spaces and hands the
+        // line to `sh -c`, which would read the inner command's quoting
+        // again: the inner command goes as one word, the line it is.
+        if joins {
+            return format!("{pre}{}{post}", self.quote(&inner));
+        }
         format!("{pre}{inner}{post}")
     }
 
-    /// A wrapper with options: the text before the wrapped program and
-    /// after its arguments.
-    fn wrapper_form(&mut self) -> (String, String) {
+    /// A wrapper with options: the text before the wrapped program, the
+    /// text after its arguments, and whether the wrapper joins its words
+    /// into a line for `sh -c` (`watch` without `-x`).
+    fn wrapper_form(&mut self) -> (String, String, bool) {
         let w = self.pick(&[
             "env", "timeout", "nice", "nohup", "stdbuf", "setsid", "xargs", "find", "flock",
             "ionice", "chrt", "taskset", "strace", "command", "exec", "time", "sudo", "doas",
@@ -711,7 +718,8 @@ impl<C: Choices> Gen<'_, C> {
         };
         let name = self.quote(w);
         let opts = self.pick(options);
-        (format!("{name} {opts}"), post.to_string())
+        let joins = w == "watch" && !opts.contains("-x");
+        (format!("{name} {opts}"), post.to_string(), joins)
     }
 
     fn trap_(&mut self) -> String {
