@@ -32,9 +32,19 @@ fn everyday() -> Vec<Everyday> {
 fn decisions(config: &str) -> Vec<(String, String)> {
     let s = Sandbox::with_config(config);
     s.taint("s", true, false);
+    each(&s, "s")
+}
+
+/// Each everyday command's decision in `session` of sandbox `s`.
+fn each(s: &Sandbox, session: &str) -> Vec<(String, String)> {
     everyday()
         .iter()
-        .map(|c| (c.run.clone(), s.bash("s", &c.run).decision().to_string()))
+        .map(|c| {
+            (
+                c.run.clone(),
+                s.bash(session, &c.run).decision().to_string(),
+            )
+        })
         .collect()
 }
 
@@ -88,10 +98,7 @@ fn confinement_leaves_only_the_network_to_the_person() {
 fn an_untrusted_projects_friction_is_a_tainted_sessions() {
     let tainted = decisions("");
     let s = Sandbox::untrusted();
-    let untrusted: Vec<(String, String)> = everyday()
-        .iter()
-        .map(|c| (c.run.clone(), s.bash("u", &c.run).decision().to_string()))
-        .collect();
+    let untrusted = each(&s, "u");
     let asks = |d: &[(String, String)]| d.iter().filter(|(_, x)| x == "ask").count();
     let fenced = |d: &[(String, String)]| d.iter().filter(|(_, x)| x == "allow-confined").count();
     println!(
@@ -122,16 +129,7 @@ fn an_untrusted_projects_friction_is_a_tainted_sessions() {
 fn an_untainted_session_stops_nothing_and_bounds_the_writes_of_the_rest() {
     let s = Sandbox::new();
     s.trust_project();
-    let list = everyday();
-    let got: Vec<(String, String)> = list
-        .iter()
-        .map(|c| {
-            (
-                c.run.clone(),
-                s.bash("clean", &c.run).decision().to_string(),
-            )
-        })
-        .collect();
+    let got = each(&s, "clean");
     let count = |d: &str| got.iter().filter(|(_, x)| x == d).count();
     println!(
         "everyday commands in an untainted session: {} of {} run as they are, {} with their writes bounded, {} stopped",
@@ -155,15 +153,7 @@ fn strict_denies_no_everyday_command_and_asks_only_for_the_network() {
     let s = Sandbox::with_config("profile = \"strict\"\n");
     s.trust_project();
     let list = everyday();
-    let got: Vec<(String, String)> = list
-        .iter()
-        .map(|c| {
-            (
-                c.run.clone(),
-                s.bash("strict", &c.run).decision().to_string(),
-            )
-        })
-        .collect();
+    let got = each(&s, "strict");
     let count = |d: &str| got.iter().filter(|(_, x)| x == d).count();
     println!(
         "everyday commands under strict: {} of {} asked, {} denied, {} fenced, {} as they are",

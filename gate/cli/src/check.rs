@@ -214,21 +214,18 @@ pub fn report(t: &Tried) -> String {
     }
     for said in &t.outcome.said {
         let _ = match said {
-            Said::Decided(s) => writeln!(
+            Said::Decided(s) | Said::Bounded(s) => writeln!(
                 out,
-                "  {:<6} {}{}: {}",
+                "  {:<6} {}{}: {}{}",
                 word(s),
                 s.layer.as_str(),
                 rule_of(s),
-                s.reason
-            ),
-            Said::Bounded(s) => writeln!(
-                out,
-                "  {:<6} {}{}: {} (only if it does not run fenced)",
-                word(s),
-                s.layer.as_str(),
-                rule_of(s),
-                s.reason
+                s.reason,
+                if matches!(said, Said::Bounded(_)) {
+                    " (only if it does not run fenced)"
+                } else {
+                    ""
+                }
             ),
             Said::Doubted => writeln!(
                 out,

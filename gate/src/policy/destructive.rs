@@ -1066,14 +1066,33 @@ mod tests {
 
     const PROJECT: &str = "/home/dev/project";
 
-    fn why(cmd: &str) -> Option<String> {
+    /// What the layer finds in `cmd`, run in the project `at`.
+    fn found_in(cmd: &str, at: &Path) -> Option<Found> {
         let a = analyze(cmd);
         let b = BashCall {
             command: cmd,
             analysis: &a,
-            cwd: Path::new(PROJECT),
+            cwd: at,
         };
-        find(&b, Path::new(PROJECT)).map(|f| f.why)
+        find(&b, at)
+    }
+
+    fn why(cmd: &str) -> Option<String> {
+        found_in(cmd, Path::new(PROJECT)).map(|f| f.why)
+    }
+
+    /// Runs git in `dir`, away from the machine's configuration.
+    fn git_in(dir: &Path, args: &[&str]) {
+        let o = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+            .args(["-c", "commit.gpgsign=false"])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
     }
 
     fn hit(cmd: &str) -> bool {
@@ -1083,37 +1102,16 @@ mod tests {
     /// Whether what `cmd` destroys is settled by a fence bounding writes
     /// (`None`: nothing destructive).
     fn bounded(cmd: &str) -> Option<bool> {
-        let a = analyze(cmd);
-        let b = BashCall {
-            command: cmd,
-            analysis: &a,
-            cwd: Path::new(PROJECT),
-        };
-        find(&b, Path::new(PROJECT)).map(|f| f.bounded.is_some())
+        found_in(cmd, Path::new(PROJECT)).map(|f| f.bounded.is_some())
     }
 
     #[test]
     fn a_lease_is_asked_where_git_would_push_a_protected_branch() {
         let t = tempfile::tempdir().unwrap();
         let top = std::fs::canonicalize(t.path()).unwrap();
-        let git = |args: &[&str]| {
-            let o = std::process::Command::new("git")
-                .args(args)
-                .current_dir(&top)
-                .output()
-                .unwrap();
-            assert!(o.status.success(), "{o:?}");
-        };
+        let git = |args: &[&str]| git_in(&top, args);
         git(&["init", "-q", "-b", "feature", "."]);
-        let why = |cmd: &str| {
-            let a = analyze(cmd);
-            let b = BashCall {
-                command: cmd,
-                analysis: &a,
-                cwd: &top,
-            };
-            find(&b, &top).map(|f| f.why)
-        };
+        let why = |cmd: &str| found_in(cmd, &top).map(|f| f.why);
         // On a branch of its own, with git's defaults: its own name.
         for c in [
             "git push --force-with-lease",
@@ -1164,18 +1162,7 @@ mod tests {
     fn deleting_a_tracked_file_whose_changes_are_not_committed_is_asked() {
         let t = tempfile::tempdir().unwrap();
         let top = std::fs::canonicalize(t.path()).unwrap();
-        let git = |args: &[&str]| {
-            let o = std::process::Command::new("git")
-                .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
-                .args(["-c", "commit.gpgsign=false"])
-                .args(args)
-                .current_dir(&top)
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .env("HOME", &top)
-                .output()
-                .unwrap();
-            assert!(o.status.success(), "{o:?}");
-        };
+        let git = |args: &[&str]| git_in(&top, args);
         git(&["init", "-q", "."]);
         for (f, text) in [
             ("src/main.rs", "fn main() {}\n"),
@@ -1192,15 +1179,7 @@ mod tests {
         std::fs::write(top.join("build/out"), "x").unwrap();
         std::fs::write(top.join("notes.txt"), "untracked").unwrap();
         std::fs::write(top.join("src/main.rs"), "fn main() { edited(); }\n").unwrap();
-        let why = |cmd: &str| {
-            let a = analyze(cmd);
-            let b = BashCall {
-                command: cmd,
-                analysis: &a,
-                cwd: &top,
-            };
-            find(&b, &top).map(|f| f.why)
-        };
+        let why = |cmd: &str| found_in(cmd, &top).map(|f| f.why);
         for c in [
             "rm -rf src",
             "rm src/main.rs",
