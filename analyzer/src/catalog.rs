@@ -2,8 +2,13 @@
 //!
 //! `catalog.toml` (compiled in) lists programs by name with a class and,
 //! for local tools, the arguments that void their locality. Wrappers list
-//! their own options so the program they run can be found. A user's config
-//! can add or replace entries with [`Catalog::extend_from_toml`].
+//! their own options so the program they run can be found.
+//!
+//! A library caller may build a catalog from its own TOML
+//! ([`Catalog::from_toml`]), add or replace entries of one
+//! ([`Catalog::extend_from_toml`]) and analyze with it
+//! ([`crate::analyze_with`]). bashgate's configuration has no such setting:
+//! the gate always analyzes with the built-in catalog ([`Catalog::builtin`]).
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -131,8 +136,9 @@ pub struct Catalog {
     /// Where a write is proven: the work and the scratch places, less the
     /// control places ([`crate::places`]).
     pub places: Places,
-    /// Entries parsed up front: a TOML catalog, or a user's additions,
-    /// which take precedence over built-in entries of the same name.
+    /// Entries parsed up front: a TOML catalog's, or those added with
+    /// [`Catalog::extend_from_toml`], which take precedence over built-in
+    /// entries of the same name.
     programs: BTreeMap<String, Entry>,
     /// The built-in entries, parsed when first looked up: slot `i` holds
     /// `builtin_programs::get(i)` once parsed (empty for a catalog
@@ -148,7 +154,6 @@ pub enum CatalogError {
     Entry { name: String, problem: String },
 }
 
-/// catalog.toml, converted to JSON by build.rs.
 /// Whether `dir` appears in `arg` as a whole path component (`.git` in
 /// `a/.git/x` or `-t.git`, not in `.gitignore`).
 fn contains_component(arg: &str, dir: &str) -> bool {
@@ -174,6 +179,8 @@ pub mod persistence {
     include!(concat!(env!("OUT_DIR"), "/persistence.rs"));
 }
 
+/// catalog.toml's lists (everything but the program entries), converted to
+/// JSON by build.rs.
 const BUILTIN_LISTS: &str = include_str!(concat!(env!("OUT_DIR"), "/catalog_lists.json"));
 
 impl Catalog {
@@ -290,7 +297,8 @@ impl Catalog {
         Ok(())
     }
 
-    /// One entry by its exact name: the user's first, then the built-in one.
+    /// One entry by its exact name: one parsed up front (from TOML) first,
+    /// then the built-in one.
     fn entry<'a>(&'a self, name: &str) -> Option<(&'a str, &'a Entry)> {
         if let Some((k, e)) = self.programs.get_key_value(name) {
             return Some((k.as_str(), e));

@@ -11,13 +11,10 @@ use crate::catalog::{Catalog, Entry, Removes, ScriptLang, Writes};
 use crate::verdict::Verdict;
 use crate::word::Value;
 
-/// The files one invocation writes and removes, as shapes (`$HOME/.bashrc`
-/// is `*/.bashrc`), from the catalog's write model: `writes` and
-/// `removes` operands, `of=`, `-t`/`--target-directory`, `sed -i`. The
-/// indexes point into `args` (the arguments after the program name).
 /// Written paths with the index of the argument each comes from.
 type Written = Vec<(usize, String)>;
 
+/// What one invocation writes and removes (see `file_effects`).
 #[derive(Debug, Default)]
 pub(crate) struct FileEffects {
     pub writes: Vec<(usize, String)>,
@@ -154,6 +151,11 @@ pub(crate) fn find_run_time_primaries(args: &[Arg]) -> Vec<usize> {
     out
 }
 
+/// The files one invocation writes and removes, as shapes (`$HOME/.bashrc`
+/// is `*/.bashrc`), from the catalog's write model: `writes` and `removes`
+/// operands, output options' values (`sort -o`), `of=`,
+/// `-t`/`--target-directory`, `sed -i` and its backups. The indexes point
+/// into `args` (the arguments after the program name).
 pub(crate) fn file_effects(entry: &Entry, args: &[Arg]) -> FileEffects {
     let mut out = FileEffects::default();
     // sed -i (in any cluster, or --in-place) writes its file operands.

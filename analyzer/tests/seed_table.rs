@@ -1,4 +1,5 @@
-//! Seed 001, Task 2: the classifier table, every row with the seed's class.
+//! The classifier's specified table: every command with the verdict it must
+//! get (`safe`, `network` or `unknown`).
 
 use bashgate_analyzer::{analyze, Verdict};
 

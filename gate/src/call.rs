@@ -11,7 +11,7 @@ pub struct ToolCall<'a> {
     pub cwd: &'a Path,
     pub tool: &'a str,
     pub input: &'a Value,
-    /// The client's id for this tool call (Claude Code's `tool_use_id`),
+    /// The client's id for this tool call (`tool_use_id` in its hook events),
     /// when it gives one.
     pub call_id: Option<&'a str>,
     /// Whether the surface can run this call fenced.

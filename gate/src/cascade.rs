@@ -1,6 +1,5 @@
-//! The taint cascade (seeds 000, 001, 004): after the policy layers, the
-//! analyzer's verdict and the session's taint decide, with the Cop for the
-//! grey zone.
+//! The taint cascade: after the policy layers, the analyzer's verdict and
+//! the session's taint decide, with the Cop for the grey zone.
 //!
 //! | taint        | safe  | network                          | unknown                               |
 //! |--------------|-------|----------------------------------|---------------------------------------|
@@ -48,7 +47,7 @@ pub struct Fencing<'a> {
 static NOT_ASKED: FenceOffer<'static> = FenceOffer::unasked();
 
 impl Fencing<'_> {
-    /// No confinement: the seed's table as it was.
+    /// No confinement: the table in the module docs, with no cell changed.
     pub const OFF: Fencing<'static> = Fencing {
         when: ConfineWhen::Never,
         untainted: UntaintedFence::Off,
@@ -248,7 +247,7 @@ mod tests {
         decide(v, t, "`x`", OnError::Ask, Fencing::OFF, cop).permission
     }
 
-    // Every row of the seeds' decision tables (001 task 4, 004 §5a).
+    // Every row of the decision table in the module docs, without confinement.
     #[test]
     fn no_taint_allows_everything_without_the_cop() {
         for v in [Verdict::Safe, Verdict::Unknown, Verdict::Network] {
@@ -456,7 +455,7 @@ mod tests {
         );
         let d = fenced(Verdict::Safe, BOTH, ConfineWhen::Tainted, &gone);
         assert_eq!((d.permission, d.confined()), (Allow, false));
-        // `never` is the seed's table, with no word about the fence.
+        // `never` is the unconfined table, with no word about the fence.
         let d = decide(
             Verdict::Unknown,
             CORRUPT,

@@ -13,11 +13,15 @@ use serde::Deserialize;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Client {
-    /// Its name for people ("Claude Code").
+    /// Its key in the table, as in `bashgate hook KEY` and `bashgate init
+    /// KEY`.
+    #[serde(skip)]
+    pub key: String,
+    /// Its name for people.
     pub name: String,
     pub executables: Vec<String>,
     /// Where the client installs itself off PATH, relative to the home
-    /// directory (Claude Code's local install, run through a shell alias).
+    /// directory (a local install run through a shell alias).
     #[serde(default)]
     pub install_paths: Vec<String>,
     /// The shell tool's name as the client's hook matchers see it.
@@ -56,24 +60,87 @@ pub struct Client {
     /// wrapper there runs a command fenced without changing its text.
     #[serde(default)]
     pub shell_prefix_env: Option<String>,
+    /// The variable in which the client tells that wrapper which session
+    /// runs the command.
+    #[serde(default)]
+    pub shell_session_env: Option<String>,
     /// The exit status by which a hook stops a call (any other failure of
     /// a hook the client lets pass), when the client documents one: a
     /// project's settings then find bashgate through PATH and stop every
     /// call where it is missing.
     #[serde(default)]
     pub blocking_exit: Option<u8>,
-    /// Fields `bashgate init` adds to each of its hook entries (Claude
-    /// Code's `onFailure = "block"`: a hook that cannot start, times out or
-    /// fails stops the call instead of letting it run unchecked).
+    /// Fields `bashgate init` adds to each of its hook entries (such as a
+    /// setting by which a hook that cannot start, times out or fails stops
+    /// the call instead of letting it run unchecked).
     #[serde(default)]
     pub hook_fields: BTreeMap<String, serde_json::Value>,
+    /// What the person still has to do for the hooks to fire, said after
+    /// `bashgate init`.
+    #[serde(default)]
+    pub after_init: Option<String>,
+    pub wiring: Wiring,
+}
+
+/// How a client lists its hooks in its settings file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Wiring {
+    /// The before-tool event first, then the after-tool one, then others.
+    pub events: Vec<HookEvent>,
+    pub shape: Shape,
+    /// Whether the client reads the matcher `*` as every tool; otherwise a
+    /// matcher is a regular expression.
+    #[serde(default)]
+    pub star_matches_all: bool,
+}
+
+/// One event bashgate's hook is wired to.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookEvent {
+    pub name: String,
+    /// The matcher written with it; none in a [`Shape::Flat`] list.
+    #[serde(default)]
+    pub matcher: Option<String>,
+}
+
+/// The shape of one hook entry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "lowercase")]
+pub enum Shape {
+    /// `hooks.EVENT = [{"matcher": M, "hooks": [{"type": "command",
+    /// "command": C, "timeout": T}]}]`.
+    Grouped {
+        /// The timeout in milliseconds rather than seconds.
+        #[serde(default)]
+        timeout_ms: bool,
+    },
+    /// `{"version": 1, "hooks": {"EVENT": [{COMMAND_KEY: C, TIMEOUT_KEY:
+    /// T}]}}`.
+    Flat {
+        command_key: String,
+        #[serde(default)]
+        timeout_key: Option<String>,
+        /// Whether each entry says `"type": "command"`.
+        #[serde(default)]
+        typed: bool,
+        /// The client's timeout when none is written, in seconds.
+        #[serde(default)]
+        default_timeout_s: Option<u64>,
+    },
 }
 
 /// The table's clients, by the name `bashgate hook NAME` uses.
 pub type Table = BTreeMap<String, Client>;
 
-static TABLE: LazyLock<Table> =
-    LazyLock::new(|| crate::data::parse(crate::data::CLIENTS, "clients"));
+static TABLE: LazyLock<Table> = LazyLock::new(|| {
+    let mut table: Table = crate::data::parse(crate::data::CLIENTS, "clients");
+    for (key, c) in &mut table {
+        c.key = key.clone();
+    }
+    table
+});
 
 /// Every client, by its hook name.
 pub fn all() -> &'static Table {
@@ -116,9 +183,27 @@ mod tests {
 
     #[test]
     fn every_client_is_described_and_wires_its_hook_where_its_settings_are_protected() {
-        for name in ["claude", "codex", "gemini", "copilot", "cursor"] {
-            let c = get(name).unwrap_or_else(|| panic!("{name} is not in clients.toml"));
+        assert!(all().len() >= 5);
+        for (name, c) in all() {
+            assert_eq!(&c.key, name);
             assert!(!c.executables.is_empty(), "{name}");
+            // A before-tool and an after-tool event, matchers only where
+            // the shape has them.
+            assert!(c.wiring.events.len() >= 2, "{name}");
+            let grouped = matches!(c.wiring.shape, Shape::Grouped { .. });
+            assert!(
+                c.wiring
+                    .events
+                    .iter()
+                    .all(|e| e.matcher.is_some() == grouped),
+                "{name}"
+            );
+            // A wrapper is told the session it runs for.
+            assert_eq!(
+                c.shell_prefix_env.is_some(),
+                c.shell_session_env.is_some(),
+                "{name}"
+            );
             // The file bashgate's hook is written to is one an agent may
             // not change.
             let covered = |file: &str, patterns: &[String]| {

@@ -15,7 +15,8 @@ use serde::Deserialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OnError {
-    /// The seed's fail-open.
+    /// Fail open: let the call through, so a failure never stops the
+    /// agent's work (and an unchecked call may pass).
     Allow,
     /// Let the person decide (the default).
     #[default]
@@ -90,7 +91,8 @@ pub struct Config {
     pub serve: ServeConfig,
     /// The container side: hooks that ask the daemon (`--remote`).
     pub remote: RemoteConfig,
-    /// Seed 002's `[bash]` table, accepted as written there. Its presence
+    /// The `[bash]` shorthand (`allowed_dirs`, `denied_commands`), accepted
+    /// as other agent hosts write it in their `agent.toml`. Its presence
     /// turns the denylist on.
     pub bash: Option<BashSection>,
 }
@@ -130,7 +132,7 @@ pub struct AlwaysConfig {
     /// Deny network or decoder output piped into a shell or interpreter.
     pub remote_code: bool,
     /// Deny changes to bashgate's own state directory, configuration and
-    /// Claude Code hook settings.
+    /// every client's hook settings.
     pub self_protection: bool,
 }
 
@@ -160,7 +162,7 @@ pub struct AllowlistConfig {
     pub commands: Option<Vec<String>>,
     /// Added to the permitted programs.
     pub extra_commands: Vec<String>,
-    /// pkill may only target these (replaces seed 003's list).
+    /// pkill may only target these (replaces the built-in list).
     pub pkill_allowed: Option<Vec<String>>,
 }
 
@@ -216,9 +218,10 @@ fn default_plugin_timeout() -> u64 {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TaintConfig {
-    /// Run the taint cascade (seeds 000/001/004) after the policy layers.
+    /// Run the taint cascade after the policy layers.
     pub cascade: bool,
-    /// Extra secret path patterns, added to seed 004's.
+    /// Extra secret path patterns, added to the built-in ones
+    /// (`data/secret_paths.toml`).
     pub secret_paths: Vec<String>,
     /// A Bash command that reaches the network (verdict `network`) sets
     /// corruption taint when it has run: it read content from outside.
@@ -252,7 +255,8 @@ pub enum ConfineWhen {
     Tainted,
     /// Also in untainted sessions.
     Always,
-    /// Never: the seed's matrix (reviewer, person) as it was.
+    /// Never: the taint table without confinement (the reviewer or the
+    /// person decides).
     Never,
 }
 
@@ -339,7 +343,7 @@ pub struct CopConfig {
     pub api_key_env: Option<String>,
     pub timeout_ms: u64,
     pub max_tokens: u32,
-    /// Replaces seed 000's bash prompt.
+    /// Replaces the built-in bash prompt (`data/cop_bash_prompt.txt`).
     pub bash_prompt: Option<String>,
     /// Replaces the path prompt (`{allowed_dirs}` and `{cwd}` are filled in).
     pub path_prompt: Option<String>,
@@ -390,8 +394,8 @@ impl<'de> Deserialize<'de> for Writes {
     }
 }
 
-/// A service's trust (seed 004). Unset properties are true: a service is
-/// trusted only as far as it is declared.
+/// A service's trust. Unset properties are true (writes risky): a service
+/// is trusted only as far as it is declared.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServiceConfig {
@@ -458,8 +462,8 @@ impl Default for AuditConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct HookConfig {
     /// The hook answers within this budget whatever happens (on_error when
-    /// it runs out). Keep it under the hook timeout in Claude Code's
-    /// settings (60 s by default).
+    /// it runs out). Keep it under the hook timeout in the client's
+    /// settings (`bashgate init` writes 60 s).
     pub budget_ms: u64,
     /// Answer `allow` (skipping the client's own permission prompt) for a
     /// command the analyzer proves local and read-only. Off by default:
@@ -567,7 +571,8 @@ impl Default for RemoteConfig {
     }
 }
 
-/// Seed 002's `[bash]` table.
+/// The `[bash]` table: `allowed_dirs` is added to `[paths] allowed_dirs`,
+/// `denied_commands` to `[denylist] commands`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BashSection {
@@ -1354,7 +1359,7 @@ fn validate(c: &Config) -> Result<(), (String, String)> {
 }
 
 impl Config {
-    /// The denylist is on when enabled or when seed 002's `[bash]` is present.
+    /// The denylist is on when enabled or when a `[bash]` table is present.
     pub fn denylist_enabled(&self) -> bool {
         self.denylist.enabled || self.bash.is_some()
     }

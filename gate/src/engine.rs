@@ -413,7 +413,9 @@ impl Gate {
             taint: &taint,
         };
         let mut decision = self.walk(&call, &state);
-        // Say so when the taint is assumed because it could not be recorded.
+        // Say so when the session counts as tainted by the gate's own
+        // assumption (a taint that could not be recorded, an untrusted
+        // project, the strict profile), not by what it read.
         if decision.permission != Permission::Allow {
             if let Some(src) = state.sources.iter().find(|s| s.tool == "bashgate") {
                 decision.reason = format!(

@@ -1,9 +1,12 @@
 //! bashgate's decision engine, as a library: a tool call in, a decision
 //! out. It holds the configuration, the policy layers, the session's taint,
-//! the Cop (the LLM reviewer), the taint cascade and the audit log, and it
-//! does no hook, socket or terminal I/O: the surfaces in the `bashgate`
-//! binary (the CLI, each client's hook protocol, the daemon and its remote
-//! client) sit on top of it and depend on it, never the other way round.
+//! the Cop (the LLM reviewer), the taint cascade and the audit log. Its
+//! only network I/O is the Cop's requests to its model API ([`cop::http`]).
+//! It serves nothing, speaks no hook protocol, holds no database client
+//! (the daemon's stores are the `bashgate-store` package, beside the
+//! daemon) and does no terminal I/O: the surfaces in the `bashgate` binary
+//! (the CLI, each client's hook protocol, the daemon and its remote client)
+//! sit on top of it and depend on it, never the other way round.
 //!
 //! ```no_run
 //! use bashgate::{Config, Gate, ToolCall};
@@ -17,8 +20,8 @@
 //! assert_eq!(outcome.decision.permission, bashgate::Permission::Deny);
 //! ```
 //!
-//! The order of the policy layers is [`policy::LAYERS`]; the seed's taint
-//! table is [`cascade`].
+//! The order of the policy layers is [`policy::LAYERS`]; the table of
+//! verdict and taint that decides after them is [`cascade`].
 
 pub mod audit;
 pub mod call;
@@ -43,7 +46,6 @@ pub mod secret_paths;
 pub mod secrets;
 pub mod seen;
 pub mod services;
-pub mod store;
 pub mod taint;
 pub mod trust;
 

@@ -92,7 +92,7 @@ gate_rules! {
         "`curl https://api.example.com` after a WebFetch, no `[cop]` table" "the same command with the reviewer configured";
     SelfProtection "BG420" "self-protection" "The call would change bashgate's own state, configuration or hook settings."
         "An agent that can edit its gate has no gate."
-        "`echo '{}' > .claude/settings.json`" "`cat .claude/settings.json`";
+        "`echo '{}' > .bashgate.toml`" "`cat .bashgate.toml`";
     Destructive "BG421" "destructive" "A destructive local command: deleting, moving away or overwriting anything outside the project (the allowed places are the project's inside and scratch directories), the project itself or its repository; writing to a disk; discarding git history or uncommitted work; interpreter code that deletes or starts programs; privilege; killing processes that are not the project's."
         "These cannot be undone, and an injected or confused agent can run them in one step. The `standard` profile asks the person first; `strict` denies."
         "`rm -rf ~/projects`, `git push --force origin main`, `git checkout -- src/`, `python3 -c 'import shutil; shutil.rmtree(\"x\")'`" "`rm -rf ./build`, `rm -rf /tmp/x`, `git push origin feature`, `git reset --soft HEAD~1`; in a session that has read nothing untrusted, `rm -rf \"$TMPDIR/build\"` where the fence for writes runs (it runs fenced)";

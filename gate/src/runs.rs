@@ -1,10 +1,10 @@
 //! How one shell command is to run, as the hook decided it, left for the
-//! client's shell wrapper (`bashgate-hook --shell CLIENT`).
+//! client's shell wrapper (`bashgate-shell`).
 //!
 //! A client's own permission rules judge the text of the command the agent
 //! wrote, so the hook must not change that text to fence a command. Where
 //! the client runs every shell command through a wrapper of the person's
-//! choosing (Claude Code's `CLAUDE_CODE_SHELL_PREFIX`), the hook leaves a
+//! choosing (the client table's `shell_prefix_env`), the hook leaves a
 //! ticket instead: keyed by the session and the command's exact text, it
 //! says whether the command runs as it is or fenced, and how. The wrapper
 //! takes it when the client, its own rules satisfied, runs that text.
@@ -14,7 +14,7 @@
 //!
 //! A ticket to run a command as it is must not outlive the call it was
 //! made for: the client may run a different text than its hook was shown
-//! (Claude Code rewrites `>nul` to `>/dev/null` after the hook), and a
+//! (one client rewrites `>nul` to `>/dev/null` after the hook), and a
 //! ticket for a command the person declined would then let another
 //! command's text through unfenced. So a session holds one such ticket at
 //! most, and every new call's hook removes it ([`Tickets::supersede`]).

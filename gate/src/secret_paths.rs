@@ -1,7 +1,6 @@
-//! Secret-looking paths (seed 004's blocked patterns: .ssh, .aws, .env,
-//! id_rsa, credentials...). Reading one sets the session's secret taint,
-//! whichever tool reads it. Patterns: data/secret_paths.toml plus
-//! `[taint] secret_paths`.
+//! Secret-looking paths (.ssh, .aws, .env, id_rsa, credentials...).
+//! Reading one sets the session's secret taint, whichever tool reads it.
+//! Patterns: data/secret_paths.toml plus `[taint] secret_paths`.
 
 use bashgate_analyzer::Analysis;
 use serde::Deserialize;

@@ -1,9 +1,9 @@
-//! The secrets scanner for outbound payloads (seed 004): known credential
-//! formats by regex, then Shannon entropy for one-off secrets. A hit
-//! escalates the call to the person whatever the taint. No maintained Rust
-//! crate covers detect-secrets' ground without pulling in a file-walking
-//! scanner, so the formats live in data/secrets.toml and run on the
-//! `regex` crate (linear time, no backtracking).
+//! The secrets scanner for outbound payloads: known credential formats by
+//! regex, then Shannon entropy for one-off secrets. A hit escalates the
+//! call to the person whatever the taint. No maintained Rust crate covers
+//! detect-secrets' ground without pulling in a file-walking scanner, so
+//! the formats live in data/secrets.toml and run on the `regex` crate
+//! (linear time, no backtracking).
 
 use std::sync::OnceLock;
 

@@ -1,6 +1,7 @@
-//! Tools other than Bash (seed 004): Claude Code's local tools, and
-//! services (MCP servers `mcp__NAME__tool`, WebFetch, WebSearch, anything
-//! unknown) with their declared trust and the gating matrix.
+//! Tools other than Bash: the client's local tools, and services (MCP
+//! servers `mcp__NAME__tool`, WebFetch, WebSearch, anything unknown) with
+//! their declared trust and the gating matrix that keeps the agent from
+//! holding untrusted input, sensitive data and an untrusted output at once.
 
 use std::collections::BTreeMap;
 
@@ -100,7 +101,10 @@ pub enum Gate {
     Allowed,
 }
 
-/// Seed 004's gating matrix, first matching row wins.
+/// The gating matrix for a write to a service, first matching row wins:
+/// forbidden writes are blocked, risky writes need a person, corruption and
+/// secret taint with a public sink need a person, corruption taint with a
+/// public sink goes to the reviewer, anything else is allowed.
 pub fn gate(trust: &ServiceConfig, taint: Taint) -> Gate {
     match trust.dangerous_writes {
         Writes::Forbidden => return Gate::Forbidden,
@@ -157,7 +161,7 @@ mod tests {
         },
     ];
 
-    // Seed 004's gating matrix, every row.
+    // The gating matrix, every row.
     #[test]
     fn gating_matrix() {
         for t in T {

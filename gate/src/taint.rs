@@ -79,8 +79,8 @@ pub struct Remembered {
     pub approved: bool,
     /// The command as written (shortened), for `bashgate approvals`.
     pub command: String,
-    /// The client's id for the tool call that asked (Claude Code's
-    /// `tool_use_id`), when it gives one: only that call's post-tool event
+    /// The client's id for the tool call that asked (`tool_use_id` in its
+    /// hook events), when it gives one: only that call's post-tool event
     /// is the person's approval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call: Option<String>,

@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use bashgate::store::postgres::{Options, PgStore};
-use bashgate::store::{self, DaemonStore};
+use bashgate_store::postgres::{Options, PgStore};
+use bashgate_store::{self as store, DaemonStore};
 use bashgate_tests::daemon::{bash, Daemon, Listen, GUARD};
 use bashgate_tests::http;
 use bashgate_tests::postgres::PgServer;

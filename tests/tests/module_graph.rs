@@ -237,12 +237,31 @@ fn find_cycle(edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Option<Ve
     None
 }
 
+/// Every package of the workspace, as its manifest lists them.
+fn members() -> Vec<String> {
+    let text = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let manifest: toml::Value = toml::from_str(&text).unwrap();
+    manifest["workspace"]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect()
+}
+
 #[test]
 fn no_module_cycle_in_any_crate() {
-    for krate in ["analyzer", "gate", "gate/cli", "corpus", "tests"] {
-        let edges = crate_edges(&root().join(krate).join("src"));
+    let members = members();
+    assert!(members.len() >= 6, "{members:?}");
+    for krate in &members {
+        let src = root().join(krate).join("src");
+        let edges = crate_edges(&src);
+        // A crate of many modules with no edge found means the reader
+        // missed them; a small one may import only from its root.
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
         assert!(
-            !edges.is_empty() || krate == "tests",
+            !edges.is_empty() || krate == "tests" || files.len() <= 4,
             "{krate}: no edges found"
         );
         if let Some(c) = find_cycle(&edges) {

@@ -256,8 +256,6 @@ pub(super) fn unescape_heredoc(src: &str) -> String {
     out
 }
 
-/// `{name}` written right before a redirect: bash stores the descriptor it
-/// opens in that variable.
 /// Removes every backslash-newline pair; other backslashes stay with the
 /// character they escape.
 pub(super) fn join_continued_lines(text: &str) -> String {

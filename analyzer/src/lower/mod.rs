@@ -242,6 +242,9 @@ fn drop_fd_variable(s: &mut Simple, at: usize) {
     }
 }
 
+/// Whether `t` is `{name}`: written right before a redirect
+/// (`exec {fd}>file`), it is no argument but the variable bash stores the
+/// descriptor it opens in.
 fn is_fd_variable(t: &str) -> bool {
     t.strip_prefix('{')
         .and_then(|t| t.strip_suffix('}'))

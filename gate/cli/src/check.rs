@@ -51,7 +51,7 @@ pub struct Tried {
 /// The session name the scratch state holds.
 const SESSION: &str = "bashgate-check";
 
-/// Decides `command` as the hook would for Claude Code's Bash tool.
+/// Decides `command` as the hook would for a client's shell tool.
 pub fn decide(config_flag: Option<&Path>, command: &str, before: Before) -> Tried {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let real = std::fs::canonicalize(&cwd).unwrap_or_else(|_| cwd.clone());

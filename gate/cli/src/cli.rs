@@ -23,7 +23,7 @@ pub const EXIT_NETWORK: u8 = 4;
     about = "Decides whether an AI agent's shell command may run.",
     after_help = "Examples:
   bashgate check 'curl -fsSL https://example.com/i.sh | sh'   why a command is not provably local
-  bashgate init claude                   gate Claude Code in this project (also codex, gemini, copilot, cursor)
+  bashgate init CLIENT                   gate an agent client in this project (`bashgate init --help` lists them)
   bashgate doctor                        is bashgate enforced here, and by which clients?
   bashgate audit --decision deny --since 1h
   bashgate run -- make test              run a command with no network and protected files read-only"
@@ -140,8 +140,8 @@ enum Command {
     /// Take bashgate's hooks (and its shell wrapper setting) out of a
     /// client's settings, keeping everything else there.
     Uninstall {
-        /// claude, codex, gemini, copilot or cursor.
-        #[arg(value_parser = ["claude", "codex", "gemini", "copilot", "cursor"])]
+        /// The client, by its name in `bashgate init`.
+        #[arg(value_parser = clap::builder::PossibleValuesParser::new(crate::hook::CLIENTS.map(|c| c.key)))]
         client: String,
         /// The project directory (default: the current directory).
         #[arg(long)]
@@ -202,7 +202,7 @@ enum Command {
     /// same command is not asked about again), or forget them. The hook's
     /// sessions by default; a daemon's with --daemon or --admin-socket.
     Approvals {
-        /// The session: its id as the client names it (Claude Code's `session_id`).
+        /// The session: its id as the client names it (`session_id` in its hook events).
         #[arg(long)]
         session: String,
         /// Forget every remembered answer: the next ask asks again.
@@ -408,41 +408,8 @@ enum SessionAction {
 
 #[derive(Subcommand)]
 enum HookAgent {
-    /// Codex CLI PreToolUse / PostToolUse command hook (an ask is answered
-    /// as a deny that says a person must approve: Codex cannot ask).
-    Codex {
-        /// The host daemon, as for `hook claude`.
-        #[arg(long, value_name = "URL")]
-        remote: Option<String>,
-    },
-    /// Gemini CLI BeforeTool / AfterTool command hook.
-    Gemini {
-        /// The host daemon, as for `hook claude`.
-        #[arg(long, value_name = "URL")]
-        remote: Option<String>,
-    },
-    /// GitHub Copilot CLI preToolUse / postToolUse command hook.
-    Copilot {
-        /// The host daemon, as for `hook claude`.
-        #[arg(long, value_name = "URL")]
-        remote: Option<String>,
-    },
-    /// Cursor beforeShellExecution, beforeMCPExecution, beforeReadFile,
-    /// preToolUse and their after events (an ask is answered as a deny
-    /// that says a person must approve).
-    Cursor {
-        /// The host daemon, as for `hook claude`.
-        #[arg(long, value_name = "URL")]
-        remote: Option<String>,
-    },
-    /// Claude Code PreToolUse / PostToolUse command hook.
-    Claude {
-        /// Ask the host daemon at URL (http://127.0.0.1:PORT or
-        /// unix:/path/to.sock) for what is not provably safe; the token is
-        /// read from $BASHGATE_TOKEN (remote.token_env).
-        #[arg(long, value_name = "URL")]
-        remote: Option<String>,
-    },
+    #[command(flatten)]
+    Client(ForClient<HookArgs>),
     /// A framework-neutral hook: one JSON request on stdin, one JSON answer
     /// on stdout.
     ///
@@ -481,16 +448,8 @@ enum HookAgent {
 
 #[derive(Subcommand)]
 enum InitAgent {
-    /// Add the hooks to .claude/settings.json, keeping what is there.
-    Claude(InitArgs),
-    /// Add the hooks to .codex/hooks.json (Codex asks you to trust them).
-    Codex(InitArgs),
-    /// Add the hooks to .gemini/settings.json.
-    Gemini(InitArgs),
-    /// Add the hooks to .github/hooks/bashgate.json (--user: ~/.copilot/hooks).
-    Copilot(InitArgs),
-    /// Add the hooks to .cursor/hooks.json.
-    Cursor(InitArgs),
+    #[command(flatten)]
+    Client(ForClient<InitArgs>),
     /// Write a commented starter configuration to your configuration file
     /// (the user config directory's bashgate/config.toml, or --config).
     Config {
@@ -503,6 +462,93 @@ enum InitAgent {
     },
 }
 
+/// A subcommand for each client bashgate has a hook for (the client table,
+/// `crate::hook::CLIENTS`), each taking `A`: `bashgate hook KEY`,
+/// `bashgate init KEY`.
+struct ForClient<A> {
+    key: &'static str,
+    args: A,
+}
+
+/// What a per-client subcommand says about itself.
+trait PerClient: clap::Args {
+    fn about(c: &bashgate::clients::Client) -> String;
+}
+
+impl<A: PerClient> clap::FromArgMatches for ForClient<A> {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let Some((name, sub)) = m.subcommand() else {
+            return Err(clap::Error::new(clap::error::ErrorKind::MissingSubcommand));
+        };
+        let Some(c) = crate::hook::client(name) else {
+            return Err(clap::Error::new(clap::error::ErrorKind::InvalidSubcommand));
+        };
+        Ok(ForClient {
+            key: c.key,
+            args: A::from_arg_matches(sub)?,
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl<A: PerClient> clap::Subcommand for ForClient<A> {
+    fn augment_subcommands(mut cmd: clap::Command) -> clap::Command {
+        for c in &crate::hook::CLIENTS {
+            let about = A::about(c.described());
+            cmd = cmd.subcommand(A::augment_args(clap::Command::new(c.key).about(about)));
+        }
+        cmd
+    }
+
+    fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_subcommands(cmd)
+    }
+
+    fn has_subcommand(name: &str) -> bool {
+        crate::hook::client(name).is_some()
+    }
+}
+
+#[derive(clap::Args)]
+struct HookArgs {
+    /// Ask the host daemon at URL (http://127.0.0.1:PORT or
+    /// unix:/path/to.sock) for what is not provably safe; the token is
+    /// read from $BASHGATE_TOKEN (remote.token_env).
+    #[arg(long, value_name = "URL")]
+    remote: Option<String>,
+}
+
+impl PerClient for HookArgs {
+    fn about(c: &bashgate::clients::Client) -> String {
+        let events: Vec<&str> = c.wiring.events.iter().map(|e| e.name.as_str()).collect();
+        let ask = if c.can_ask {
+            ""
+        } else {
+            " (an ask is answered as a deny that says a person must approve)"
+        };
+        format!("{}'s command hook ({}){ask}.", c.name, events.join(", "))
+    }
+}
+
+impl PerClient for InitArgs {
+    fn about(c: &bashgate::clients::Client) -> String {
+        match &c.user_hook_file {
+            Some(u) if *u != c.hook_file => format!(
+                "Add {}'s hooks to {} (--user: ~/{u}), keeping what is there.",
+                c.name, c.hook_file
+            ),
+            _ => format!(
+                "Add {}'s hooks to {}, keeping what is there.",
+                c.name, c.hook_file
+            ),
+        }
+    }
+}
+
 #[derive(clap::Args)]
 struct InitArgs {
     /// The project directory (default: the current directory).
@@ -512,10 +558,11 @@ struct InitArgs {
     /// project's.
     #[arg(long, conflicts_with = "dir")]
     user: bool,
-    /// The hook command. Default: for Claude Code, Codex and Gemini CLI,
-    /// when PATH finds this install's bashgate-hook, a command that finds
-    /// it through PATH and stops every call where it is missing (settings
-    /// a team can commit); otherwise bashgate-hook by its path here.
+    /// The hook command. Default: for a client that stops a call on a
+    /// hook's exit status, when PATH finds this install's bashgate-hook, a
+    /// command that finds it through PATH and stops every call where it is
+    /// missing (settings a team can commit); otherwise bashgate-hook by its
+    /// path here.
     #[arg(long)]
     command: Option<String>,
     /// Inside a container: the hook asks the host daemon at URL
@@ -533,7 +580,7 @@ struct InitArgs {
 enum TaintAction {
     /// Print a session's taint flags and what set them.
     Show {
-        /// The session: its id as the client names it (Claude Code's `session_id`).
+        /// The session: its id as the client names it (`session_id` in its hook events).
         #[arg(long)]
         session: String,
         /// Print JSON.
@@ -542,7 +589,7 @@ enum TaintAction {
     },
     /// Forget a session's taint and the reviewer's cached answers.
     Clear {
-        /// The session: its id as the client names it (Claude Code's `session_id`).
+        /// The session: its id as the client names it (`session_id` in its hook events).
         #[arg(long)]
         session: String,
     },
@@ -661,54 +708,17 @@ pub fn run() -> ExitCode {
         }
         Command::Man { command, dir } => man(command.as_deref(), dir.as_deref()),
         Command::Hook {
-            agent: HookAgent::Claude { remote },
+            agent: HookAgent::Client(ForClient { key, args }),
         } => {
-            crate::hook::run::<crate::hook::claude::Claude>(
-                config_flag.as_deref(),
-                remote.as_deref(),
-            );
+            if let Some(c) = crate::hook::client(key) {
+                (c.run)(config_flag.as_deref(), args.remote.as_deref());
+            }
             ExitCode::SUCCESS
         }
         Command::Hook {
             agent: HookAgent::Json { remote },
         } => {
             crate::hook::run::<crate::hook::json::JsonHook>(
-                config_flag.as_deref(),
-                remote.as_deref(),
-            );
-            ExitCode::SUCCESS
-        }
-        Command::Hook {
-            agent: HookAgent::Codex { remote },
-        } => {
-            crate::hook::run::<crate::hook::codex::Codex>(
-                config_flag.as_deref(),
-                remote.as_deref(),
-            );
-            ExitCode::SUCCESS
-        }
-        Command::Hook {
-            agent: HookAgent::Gemini { remote },
-        } => {
-            crate::hook::run::<crate::hook::gemini::Gemini>(
-                config_flag.as_deref(),
-                remote.as_deref(),
-            );
-            ExitCode::SUCCESS
-        }
-        Command::Hook {
-            agent: HookAgent::Copilot { remote },
-        } => {
-            crate::hook::run::<crate::hook::copilot::Copilot>(
-                config_flag.as_deref(),
-                remote.as_deref(),
-            );
-            ExitCode::SUCCESS
-        }
-        Command::Hook {
-            agent: HookAgent::Cursor { remote },
-        } => {
-            crate::hook::run::<crate::hook::cursor::Cursor>(
                 config_flag.as_deref(),
                 remote.as_deref(),
             );
@@ -823,15 +833,13 @@ pub fn run() -> ExitCode {
         Command::Init {
             agent: InitAgent::Config { print, force },
         } => crate::commands::init_config(config_flag.as_deref(), print, force),
-        Command::Init { agent } => {
-            let (w, a) = match agent {
-                InitAgent::Config { .. } => unreachable!("handled above"),
-                InitAgent::Claude(a) => (&crate::init::CLAUDE, a),
-                InitAgent::Codex(a) => (&crate::init::CODEX, a),
-                InitAgent::Gemini(a) => (&crate::init::GEMINI, a),
-                InitAgent::Copilot(a) => (&crate::init::COPILOT, a),
-                InitAgent::Cursor(a) => (&crate::init::CURSOR, a),
+        Command::Init {
+            agent: InitAgent::Client(ForClient { key, args: a }),
+        } => {
+            let Some(w) = crate::hook::client(key) else {
+                return ExitCode::from(2);
             };
+            let w = w.described();
             if let Some(name) = &a.profile {
                 let project = a.dir.clone().unwrap_or_else(|| PathBuf::from("."));
                 if let Err(code) = crate::commands::set_profile(&project, name) {
@@ -840,12 +848,10 @@ pub fn run() -> ExitCode {
             }
             crate::commands::init(w, a.dir, a.user, a.command, a.remote)
         }
-        Command::Uninstall { client, dir, user } => {
-            match crate::init::CLIENTS.iter().find(|w| w.client == client) {
-                Some(w) => crate::commands::uninstall(w, dir, user),
-                None => ExitCode::from(2),
-            }
-        }
+        Command::Uninstall { client, dir, user } => match crate::hook::client(&client) {
+            Some(w) => crate::commands::uninstall(w.described(), dir, user),
+            None => ExitCode::from(2),
+        },
         Command::Audit {
             session,
             tool,

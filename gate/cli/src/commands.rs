@@ -84,7 +84,7 @@ fn with_profile(text: &str, name: &str) -> String {
 /// `bashgate init CLIENT`: bashgate's hook entries into the client's
 /// settings (the project's, or with `user` the home directory's).
 pub fn init(
-    w: &crate::init::Wiring,
+    w: &crate::init::Client,
     dir: Option<PathBuf>,
     user: bool,
     command: Option<String>,
@@ -101,7 +101,7 @@ pub fn init(
         Err(code) => return code,
     };
     let chosen = command.is_none();
-    let mut command = command.unwrap_or_else(|| crate::init::default_command(w.client));
+    let mut command = command.unwrap_or_else(|| crate::init::default_command(&w.key));
     let mut timeout = crate::init::HOOK_TIMEOUT_S;
     if let Some(url) = &remote {
         command = format!("{command} --remote {url}");
@@ -116,16 +116,16 @@ pub fn init(
             };
             println!("bashgate init: {what} {}", path.display());
             let events: Vec<String> = w
+                .wiring
                 .events
                 .iter()
-                .map(|(e, m)| match m {
-                    Some(m) => format!("{e} (matcher \"{m}\")"),
-                    None => e.to_string(),
+                .map(|e| match &e.matcher {
+                    Some(m) => format!("{} (matcher \"{m}\")", e.name),
+                    None => e.name.clone(),
                 })
                 .collect();
             println!("  {} run: {command}", events.join(", "));
-            let portable =
-                bashgate::clients::get(w.client).is_some_and(|c| c.blocking_exit.is_some());
+            let portable = w.blocking_exit.is_some();
             if chosen && !user && portable && crate::init::names_a_path(&command) {
                 eprintln!(
                     "bashgate init: {} is not on your PATH, so {} names it by its path on this machine, where a teammate's checkout would not find it; put its directory on PATH and run init again for settings that work on every machine with bashgate",
@@ -153,7 +153,7 @@ pub fn init(
             if !user {
                 let root = path
                     .ancestors()
-                    .nth(w.project_file().split('/').count())
+                    .nth(w.hook_file.split('/').count())
                     .unwrap_or(Path::new("."));
                 let state = load_config(None)
                     .map(|(_, c)| c.state_dir())
@@ -163,7 +163,7 @@ pub fn init(
                     Err(e) => eprintln!("bashgate init: {e}"),
                 }
             }
-            if let Some(note) = after_init_note(w.client) {
+            if let Some(note) = &w.after_init {
                 println!("  {note}");
             }
             ExitCode::SUCCESS
@@ -213,7 +213,7 @@ pub fn init_config(flag: Option<&Path>, print: bool, force: bool) -> ExitCode {
 /// project's (in `dir`, default here), or with `user` the home directory's.
 fn settings_path(
     verb: &str,
-    w: &crate::init::Wiring,
+    w: &crate::init::Client,
     dir: Option<PathBuf>,
     user: bool,
 ) -> Result<PathBuf, ExitCode> {
@@ -231,13 +231,12 @@ fn settings_path(
             );
             return Err(ExitCode::from(2));
         }
-        return Ok(dir.join(w.project_file()));
+        return Ok(dir.join(&w.hook_file));
     }
-    let Some(file) = w.user_file() else {
+    let Some(file) = &w.user_hook_file else {
         eprintln!(
             "bashgate {verb}: {} reads hooks only from the project ({}); use --dir",
-            w.client,
-            w.project_file()
+            w.name, w.hook_file
         );
         return Err(ExitCode::from(2));
     };
@@ -252,7 +251,7 @@ fn settings_path(
 
 /// `bashgate uninstall CLIENT`: bashgate's hooks out of the client's
 /// settings.
-pub fn uninstall(w: &crate::init::Wiring, dir: Option<PathBuf>, user: bool) -> ExitCode {
+pub fn uninstall(w: &crate::init::Client, dir: Option<PathBuf>, user: bool) -> ExitCode {
     let path = match settings_path("uninstall", w, dir, user) {
         Ok(p) => p,
         Err(code) => return code,
@@ -279,16 +278,6 @@ pub fn uninstall(w: &crate::init::Wiring, dir: Option<PathBuf>, user: bool) -> E
     }
 }
 
-/// What the person still has to do for the hooks to fire.
-fn after_init_note(client: &str) -> Option<&'static str> {
-    match client {
-        "codex" => Some("Codex runs hooks only from trusted projects and after you approve them: run `codex` once in this directory and trust the hooks it lists; `bashgate doctor` shows whether they fire"),
-        "gemini" => Some("Gemini CLI reads project settings only in trusted folders; `bashgate doctor` shows whether the hooks fire"),
-        "cursor" => Some("restart Cursor so it reads the new hooks; `bashgate doctor` shows whether they fire"),
-        _ => None,
-    }
-}
-
 pub fn audit(
     flag: Option<&Path>,
     mut filter: Filter,
@@ -310,7 +299,7 @@ pub fn audit(
         }
     }
     // A fleet's daemons audit into their shared store.
-    let engine = match bashgate::store::Engine::of(&c) {
+    let engine = match bashgate_store::Engine::of(&c) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("bashgate audit: {e}");
@@ -489,7 +478,7 @@ pub fn config_check(flag: Option<&Path>, json: bool) -> ExitCode {
         }
     };
     // The daemon's store is read where it is built; said here too.
-    if let Err(e) = bashgate::store::Engine::of(&c) {
+    if let Err(e) = bashgate_store::Engine::of(&c) {
         eprintln!("bashgate: {e}");
         return ExitCode::from(1);
     }

@@ -12,16 +12,10 @@ use std::process::ExitCode;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::init::{Shape, Wiring, CLIENTS, HOOK_TIMEOUT_S};
+use bashgate::clients::Shape;
 
-/// The client's executable names, and its shell tool's name as its
-/// matchers see it (the client table).
-fn client_facts(client: &str) -> (&'static [String], &'static str) {
-    match bashgate::clients::get(client) {
-        Some(c) => (&c.executables, &c.shell_tool),
-        None => (&[], "Bash"),
-    }
-}
+use crate::hook::{Client, CLIENTS};
+use crate::init::HOOK_TIMEOUT_S;
 
 #[derive(Serialize)]
 pub struct ClientReport {
@@ -56,35 +50,35 @@ pub fn clients(cwd: &Path, home: Option<&Path>, path_var: Option<&str>) -> Vec<C
         .collect()
 }
 
-fn client(w: &Wiring, cwd: &Path, home: Option<&Path>, path_var: Option<&str>) -> ClientReport {
-    let (exes, _) = client_facts(w.client);
-    let described = bashgate::clients::get(w.client);
-    let installed = exes.iter().find_map(|e| on_path(e, path_var)).or_else(|| {
-        let (c, h) = (described?, home?);
-        c.install_paths
-            .iter()
-            .map(|p| h.join(p))
-            .find(|p| is_executable(p))
-    });
+fn client(w: &Client, cwd: &Path, home: Option<&Path>, path_var: Option<&str>) -> ClientReport {
+    let c = w.described();
+    let installed = c
+        .executables
+        .iter()
+        .find_map(|e| on_path(e, path_var))
+        .or_else(|| {
+            let h = home?;
+            c.install_paths
+                .iter()
+                .map(|p| h.join(p))
+                .find(|p| is_executable(p))
+        });
     let mut wirings = Vec::new();
-    let mut places = vec![("project", cwd.join(w.project_file()))];
-    if let Some(c) = described {
-        places.extend(c.local_hook_files.iter().map(|f| ("local", cwd.join(f))));
-    }
-    if let (Some(h), Some(f)) = (home, w.user_file()) {
+    let mut places = vec![("project", cwd.join(&c.hook_file))];
+    places.extend(c.local_hook_files.iter().map(|f| ("local", cwd.join(f))));
+    if let (Some(h), Some(f)) = (home, &c.user_hook_file) {
         places.push(("user", h.join(f)));
     }
-    if let Some(c) = described {
-        places.extend(
-            c.managed_files
-                .iter()
-                .map(|f| ("managed", PathBuf::from(f))),
-        );
-    }
+    places.extend(
+        c.managed_files
+            .iter()
+            .map(|f| ("managed", PathBuf::from(f))),
+    );
     // A setting that turns every hook off, in any file the client reads.
-    let off: Vec<String> = described
-        .and_then(|c| c.hooks_off_key.as_deref().map(|k| (c, k)))
-        .map(|(c, key)| {
+    let off: Vec<String> = c
+        .hooks_off_key
+        .as_deref()
+        .map(|key| {
             places
                 .iter()
                 .filter(|(_, f)| {
@@ -119,7 +113,7 @@ fn client(w: &Wiring, cwd: &Path, home: Option<&Path>, path_var: Option<&str>) -
         "enforced"
     };
     ClientReport {
-        client: w.client,
+        client: w.key,
         installed,
         wirings,
         status,
@@ -128,7 +122,7 @@ fn client(w: &Wiring, cwd: &Path, home: Option<&Path>, path_var: Option<&str>) -
 
 /// What one settings file wires, or `None` when it has no bashgate hook.
 fn wiring(
-    w: &Wiring,
+    w: &Client,
     scope: &'static str,
     file: &Path,
     cwd: &Path,
@@ -155,44 +149,48 @@ fn wiring(
             });
         }
     };
-    let (_, shell_tool) = client_facts(w.client);
+    let c = w.described();
+    let shell_tool = c.shell_tool.as_str();
     let mut events = Vec::new();
-    for (event, _) in w.events {
-        let Some(list) = root["hooks"][*event].as_array() else {
+    for event in &c.wiring.events {
+        let event = event.name.as_str();
+        let Some(list) = root["hooks"][event].as_array() else {
             continue;
         };
         for item in list {
-            for (command, matcher, timeout, hook) in hooks_of(w, item) {
-                if !crate::init::is_ours(&command, w.client) {
+            for (command, matcher, timeout, hook) in hooks_of(c, item) {
+                if !crate::init::is_ours(&command, w.key) {
                     continue;
                 }
                 events.push(event.to_string());
                 // What makes a failing hook stop the call, where the
-                // client has it (Claude Code's `onFailure`).
-                if let Some(c) = bashgate::clients::get(w.client) {
-                    for (k, v) in &c.hook_fields {
-                        if hook.get(k) != Some(v) {
-                            problems.push(format!(
-                                "{event}: the hook has no \"{k}\": {v}, so if it cannot start (bashgate missing on this machine) or times out, {} runs the call unchecked (`bashgate init {}` adds it)",
-                                c.name, w.client
-                            ));
-                        }
+                // client has it.
+                for (k, v) in &c.hook_fields {
+                    if hook.get(k) != Some(v) {
+                        problems.push(format!(
+                            "{event}: the hook has no \"{k}\": {v}, so if it cannot start (bashgate missing on this machine) or times out, {} runs the call unchecked (`bashgate init {}` adds it)",
+                            c.name, w.key
+                        ));
                     }
                 }
                 if let Some(p) = binary_problem(&command, path_var) {
                     problems.push(format!("{event}: {p}"));
                 }
                 if let Some(m) = &matcher {
-                    if !matcher_matches(w.client, m, shell_tool) {
+                    if !matcher_matches(c, m, shell_tool) {
                         problems.push(format!(
                             "{event}: the matcher {m:?} does not match the shell tool {shell_tool:?}"
                         ));
                     }
                     // After a tool ran, what it read taints the session.
-                    if w.events.get(1).is_some_and(|(after, _)| after == event) {
-                        let missed = read_tools(w.client)
+                    if c.wiring
+                        .events
+                        .get(1)
+                        .is_some_and(|after| after.name == event)
+                    {
+                        let missed = read_tools(c)
                             .into_iter()
-                            .filter(|t| !matcher_matches(w.client, m, t))
+                            .filter(|t| !matcher_matches(c, m, t))
                             .collect::<Vec<_>>();
                         if !missed.is_empty() {
                             problems.push(format!(
@@ -206,7 +204,7 @@ fn wiring(
                     problems.push(format!("{event}: {p}"));
                 }
                 if let Some(t) = timeout {
-                    let secs = match w.shape {
+                    let secs = match c.wiring.shape {
                         Shape::Grouped { timeout_ms: true } => t / 1000,
                         _ => t,
                     };
@@ -220,20 +218,17 @@ fn wiring(
     if events.is_empty() {
         return None;
     }
-    let before = w.events[0].0;
+    let before = &c.wiring.events[0].name;
     if !events.iter().any(|e| e == before) {
         problems.push(format!(
             "only after-tool events are wired: nothing is checked before a command runs ({before} is missing)"
         ));
     }
-    if scope == "project" {
-        if let Some(p) = trust_problem(w.client, cwd, home) {
-            problems.push(p);
-        }
+    if let (true, Some(home)) = (scope == "project", home) {
+        let project = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
+        problems.extend((w.project_untrusted)(&project, home));
     }
-    if w.client == "codex" {
-        problems.extend(codex_hook_trust(file, &root, home));
-    }
+    problems.extend((w.hooks_untrusted)(file, &root, home));
     events.dedup();
     Some(WiringReport {
         file: file.to_path_buf(),
@@ -246,10 +241,8 @@ fn wiring(
 
 /// What a settings file says about the client's shell wrapper: the
 /// program a fenced command runs through, or why it will be asked about.
-fn fenced_through(w: &Wiring, root: &Value, path_var: Option<&str>) -> Option<String> {
-    let var = bashgate::clients::get(w.client)?
-        .shell_prefix_env
-        .as_deref()?;
+fn fenced_through(w: &Client, root: &Value, path_var: Option<&str>) -> Option<String> {
+    let var = w.described().shell_prefix_env.as_deref()?;
     let wrapper = crate::hook::shell::SHELL_BINARY;
     Some(match root["env"][var].as_str() {
         Some(v) if crate::init::is_a_wrapper(v) => {
@@ -265,16 +258,13 @@ fn fenced_through(w: &Wiring, root: &Value, path_var: Option<&str>) -> Option<St
             }
         }
         Some(v) => format!("{var} names {v}, not bashgate's {wrapper}: commands bashgate would run fenced are asked about instead"),
-        None => format!("{var} is not set here (`bashgate init {}` sets it): commands bashgate would run fenced are asked about instead, unless another settings file sets it", w.client),
+        None => format!("{var} is not set here (`bashgate init {}` sets it): commands bashgate would run fenced are asked about instead, unless another settings file sets it", w.key),
     })
 }
 
 /// The client's names for the tools whose reads taint a session (files,
 /// web pages, searches).
-fn read_tools(client: &str) -> Vec<String> {
-    let Some(c) = bashgate::clients::get(client) else {
-        return Vec::new();
-    };
+fn read_tools(c: &bashgate::clients::Client) -> Vec<String> {
     ["Read", "WebFetch", "WebSearch"]
         .iter()
         .flat_map(|gate_name| {
@@ -328,8 +318,11 @@ fn remote_problem(command: &str) -> Option<String> {
 
 /// The hook commands of one list item: (command, matcher, timeout, the
 /// hook's own object).
-fn hooks_of(w: &Wiring, item: &Value) -> Vec<(String, Option<String>, Option<u64>, Value)> {
-    match w.shape {
+fn hooks_of(
+    c: &bashgate::clients::Client,
+    item: &Value,
+) -> Vec<(String, Option<String>, Option<u64>, Value)> {
+    match &c.wiring.shape {
         Shape::Grouped { .. } => {
             let matcher = item["matcher"].as_str().map(str::to_string);
             item["hooks"]
@@ -347,27 +340,24 @@ fn hooks_of(w: &Wiring, item: &Value) -> Vec<(String, Option<String>, Option<u64
         Shape::Flat {
             command_key,
             timeout_key,
+            default_timeout_s,
             ..
         } => item[command_key]
             .as_str()
-            .map(|c| {
-                let t = timeout_key.and_then(|k| item[k].as_u64());
-                // Copilot's default timeout when none is written.
-                let t = t.or(if timeout_key.is_some() {
-                    Some(30)
-                } else {
-                    None
-                });
-                vec![(c.to_string(), None, t, item.clone())]
+            .map(|command| {
+                let t = timeout_key.as_ref().and_then(|k| item[k].as_u64());
+                // The client's own timeout when none is written.
+                let t = t.or(*default_timeout_s);
+                vec![(command.to_string(), None, t, item.clone())]
             })
             .unwrap_or_default(),
     }
 }
 
-/// Whether a matcher selects the shell tool. Claude Code reads `*` and
-/// empty as everything and otherwise a regular expression, as the others do.
-fn matcher_matches(client: &str, matcher: &str, tool: &str) -> bool {
-    if matcher.is_empty() || (client == "claude" && matcher == "*") {
+/// Whether a matcher selects the tool. Empty is everything, and `*` where
+/// the client reads it so; otherwise a matcher is a regular expression.
+fn matcher_matches(c: &bashgate::clients::Client, matcher: &str, tool: &str) -> bool {
+    if matcher.is_empty() || (c.wiring.star_matches_all && matcher == "*") {
         return true;
     }
     match regex::Regex::new(&format!("^(?:{matcher})$")) {
@@ -432,61 +422,6 @@ fn is_executable(p: &Path) -> bool {
 
 fn on_path(name: &str, path_var: Option<&str>) -> Option<PathBuf> {
     crate::hook::shell::find_in(path_var.map(std::ffi::OsStr::new), name)
-}
-
-/// Clients that load a project's hooks only when the person trusts it.
-fn trust_problem(client: &str, cwd: &Path, home: Option<&Path>) -> Option<String> {
-    let home = home?;
-    let project = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
-    match client {
-        "codex" => {
-            let text = std::fs::read_to_string(home.join(".codex/config.toml")).unwrap_or_default();
-            let cfg: toml::Value =
-                toml::from_str(&text).unwrap_or(toml::Value::Table(Default::default()));
-            let trusted = project.ancestors().any(|dir| {
-                cfg.get("projects")
-                    .and_then(|p| p.get(dir.to_string_lossy().as_ref()))
-                    .and_then(|p| p.get("trust_level"))
-                    .and_then(toml::Value::as_str)
-                    == Some("trusted")
-            });
-            (!trusted).then(|| format!("Codex loads an untrusted project's .codex/ disabled: trust {} (projects.\"{}\".trust_level = \"trusted\" in ~/.codex/config.toml, or answer Codex's trust prompt)", project.display(), project.display()))
-        }
-        "gemini" => {
-            // Folder trust is on unless the person turned it off; an
-            // untrusted folder's settings (and hooks) are not loaded.
-            let settings: Value = std::fs::read_to_string(home.join(".gemini/settings.json"))
-                .ok()
-                .and_then(|t| serde_json::from_str(&t).ok())
-                .unwrap_or(Value::Null);
-            if settings["security"]["folderTrust"]["enabled"] == Value::Bool(false) {
-                return None;
-            }
-            if std::env::var_os("GEMINI_CLI_TRUST_WORKSPACE").is_some_and(|v| v == "true") {
-                return None;
-            }
-            let trusted: Value = std::fs::read_to_string(home.join(".gemini/trustedFolders.json"))
-                .ok()
-                .and_then(|t| serde_json::from_str(&t).ok())
-                .unwrap_or(Value::Null);
-            // TRUST_FOLDER trusts a folder and what is under it;
-            // TRUST_PARENT the folder's parent and what is under that.
-            let ok = trusted.as_object().is_some_and(|rules| {
-                rules.iter().any(|(path, rule)| {
-                    let path = Path::new(path);
-                    match rule.as_str() {
-                        Some("TRUST_FOLDER") => project.starts_with(path),
-                        Some("TRUST_PARENT") => {
-                            path.parent().is_some_and(|p| project.starts_with(p))
-                        }
-                        _ => false,
-                    }
-                })
-            });
-            (!ok).then(|| format!("{} is not a trusted folder for Gemini CLI, which then ignores the project's settings and refuses to run headless: trust it (Gemini CLI's trust dialog, or \"{}\": \"TRUST_FOLDER\" in ~/.gemini/trustedFolders.json)", project.display(), project.display()))
-        }
-        _ => None,
-    }
 }
 
 /// `bashgate doctor`: the fence's layers, then each client. Exit status 1
@@ -652,87 +587,29 @@ fn project_trust(cwd: &Path) -> ProjectTrust {
     }
 }
 
-/// Codex runs a hook only once the person trusted it: a `trusted_hash` under
-/// `[hooks.state."FILE:EVENT:GROUP:HOOK"]` in ~/.codex/config.toml that
-/// matches the hook as it is now (a changed hook is untrusted again). An
-/// untrusted hook is skipped without a word, so each of bashgate's hooks is
-/// checked.
-fn codex_hook_trust(file: &Path, root: &Value, home: Option<&Path>) -> Vec<String> {
-    let Some(home) = home else {
-        return vec![];
-    };
-    let text = std::fs::read_to_string(home.join(".codex/config.toml")).unwrap_or_default();
-    let cfg: toml::Value = toml::from_str(&text).unwrap_or(toml::Value::Table(Default::default()));
-    let file = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
-    let mut problems = Vec::new();
-    for (event, key_event) in [
-        ("PreToolUse", "pre_tool_use"),
-        ("PostToolUse", "post_tool_use"),
-    ] {
-        let Some(groups) = root["hooks"][event].as_array() else {
-            continue;
-        };
-        for (g, group) in groups.iter().enumerate() {
-            let Some(hooks) = group["hooks"].as_array() else {
-                continue;
-            };
-            for (h, hook) in hooks.iter().enumerate() {
-                let Some(command) = hook["command"].as_str() else {
-                    continue;
-                };
-                if !crate::init::is_ours(command, "codex") {
-                    continue;
-                }
-                let key = format!("{}:{key_event}:{g}:{h}", file.display());
-                let want = codex_trust_hash(key_event, group["matcher"].as_str(), hook);
-                let have = cfg
-                    .get("hooks")
-                    .and_then(|x| x.get("state"))
-                    .and_then(|x| x.get(key.as_str()))
-                    .and_then(|x| x.get("trusted_hash"))
-                    .and_then(toml::Value::as_str);
-                if have != Some(want.as_str()) {
-                    problems.push(format!("{event}: Codex has not trusted this hook (or it changed since), and skips it without a word: run `codex` in the project and trust bashgate's hooks when it lists them"));
-                }
-            }
-        }
-    }
-    problems
-}
-
-/// The hash Codex records for a trusted hook: SHA-256 of the compact JSON,
-/// keys sorted, of the event, the group's matcher and the hook (timeout 600
-/// when unset, async false when unset).
-fn codex_trust_hash(event: &str, matcher: Option<&str>, hook: &Value) -> String {
-    use sha2::{Digest, Sha256};
-    // Keys in sorted order; serde_json keeps insertion order.
-    let hook = serde_json::json!({
-        "async": hook["async"].as_bool().unwrap_or(false),
-        "command": hook["command"],
-        "timeout": hook["timeout"].as_u64().unwrap_or(600),
-        "type": hook["type"].as_str().unwrap_or("command"),
-    });
-    let mut v = serde_json::Map::new();
-    v.insert("event_name".into(), Value::from(event));
-    v.insert("hooks".into(), Value::Array(vec![hook]));
-    if let Some(m) = matcher {
-        v.insert("matcher".into(), Value::from(m));
-    }
-    let digest = Sha256::digest(Value::Object(v).to_string().as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("sha256:{hex}")
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::init::{install, CLAUDE, CODEX, GEMINI};
+    use crate::init::install;
 
     /// An empty file the person may run, standing in for a program.
-    fn program(p: &Path) {
+    pub(crate) fn program(p: &Path) {
         use std::os::unix::fs::PermissionsExt;
         std::fs::write(p, "").unwrap();
         std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    /// The report on the client `key`.
+    pub(crate) fn report(
+        key: &str,
+        proj: &Path,
+        home: Option<&Path>,
+        path: Option<&str>,
+    ) -> ClientReport {
+        clients(proj, home, path)
+            .into_iter()
+            .find(|r| r.client == key)
+            .unwrap()
     }
 
     #[test]
@@ -743,183 +620,70 @@ mod tests {
         for p in [&hook, &gate] {
             program(p);
         }
-        let command = format!("{} claude", hook.display());
+        let command = format!("{} {}", hook.display(), CLIENTS[0].key);
         assert_eq!(binary_problem(&command, None), None);
         std::fs::remove_file(&gate).unwrap();
         let why = binary_problem(&command, None).unwrap();
         assert!(why.contains("needs bashgate installed beside it"), "{why}");
     }
 
+    /// Each client wired with a hook program that does not exist is
+    /// broken; with one that does, it is enforced where the client is on
+    /// PATH (and the project trusted where the client wants it), else not
+    /// installed; unwired, it says so.
     #[test]
     fn reports_wired_broken_and_missing() {
-        let t = tempfile::tempdir().unwrap();
-        let (proj, home) = (t.path().join("p"), t.path().join("h"));
-        std::fs::create_dir_all(&proj).unwrap();
-        std::fs::create_dir_all(&home).unwrap();
-        let exe = std::env::current_exe().unwrap();
-        let good = format!("{} hook gemini", exe.display());
-        install(&GEMINI, &proj.join(GEMINI.project_file()), &good, 60).unwrap();
-        install(
-            &CODEX,
-            &proj.join(CODEX.project_file()),
-            "/nonexistent/bashgate hook codex",
-            60,
-        )
-        .unwrap();
-        let r = clients(&proj, Some(&home), Some(""));
-        // Gemini CLI ignores an untrusted folder's settings.
-        let gemini = r.iter().find(|x| x.client == "gemini").unwrap();
-        assert_eq!(gemini.status, "broken");
-        assert!(gemini.wirings[0].problems[0].contains("trusted folder"));
-        std::fs::create_dir_all(home.join(".gemini")).unwrap();
-        let canon = proj.canonicalize().unwrap();
-        std::fs::write(
-            home.join(".gemini/trustedFolders.json"),
-            format!("{{\"{}\": \"TRUST_PARENT\"}}", canon.join("sub").display()),
-        )
-        .unwrap();
-        let r = clients(&proj, Some(&home), Some(""));
-        let by = |c: &str| r.iter().find(|x| x.client == c).unwrap();
-        // Wired and would fire, but no `gemini` on this PATH runs it.
-        assert_eq!(by("gemini").status, "not installed");
-        let bin = t.path().join("bin");
-        std::fs::create_dir_all(&bin).unwrap();
-        program(&bin.join("gemini"));
-        let with_gemini = clients(&proj, Some(&home), bin.to_str());
-        let g = with_gemini.iter().find(|x| x.client == "gemini").unwrap();
-        assert_eq!(g.status, "enforced");
-        assert_eq!(by("claude").status, "not wired");
-        let codex = by("codex");
-        assert_eq!(codex.status, "broken");
-        let problems = codex.wirings[0].problems.join("\n");
-        assert!(problems.contains("does not exist"), "{problems}");
-        assert!(problems.contains("untrusted"), "{problems}");
-    }
-
-    #[test]
-    fn claude_codes_local_install_off_path_is_found() {
-        let t = tempfile::tempdir().unwrap();
-        let (proj, home) = (t.path().join("p"), t.path().join("h"));
-        std::fs::create_dir_all(&proj).unwrap();
-        let exe = std::env::current_exe().unwrap();
-        let hook = format!("{} hook claude", exe.display());
-        install(&CLAUDE, &proj.join(CLAUDE.project_file()), &hook, 60).unwrap();
-        let status = || {
-            let r = clients(&proj, Some(&home), Some(""));
-            let c = r.into_iter().find(|x| x.client == "claude").unwrap();
-            (c.status, c.installed)
-        };
-        assert_eq!(status().0, "not installed");
-        // Claude Code's local install, run through a shell alias.
-        std::fs::create_dir_all(home.join(".claude/local")).unwrap();
-        program(&home.join(".claude/local/claude"));
-        let (s, at) = status();
-        assert_eq!(at, Some(home.join(".claude/local/claude")));
-        assert_eq!(s, "enforced");
-    }
-
-    #[test]
-    fn says_how_a_fenced_command_runs_with_claude_code() {
-        let t = tempfile::tempdir().unwrap();
-        let proj = t.path().join("p");
-        let file = proj.join(CLAUDE.project_file());
-        let exe = std::env::current_exe().unwrap();
-        install(
-            &CLAUDE,
-            &file,
-            &format!("{} hook claude", exe.display()),
-            60,
-        )
-        .unwrap();
-        let fenced = || {
-            let r = clients(&proj, None, Some(""));
-            let c = r.into_iter().find(|x| x.client == "claude").unwrap();
-            c.wirings[0].fenced.clone().unwrap()
-        };
-        assert!(fenced().contains("is not set here"), "{}", fenced());
-        let wrapper = t.path().join(crate::hook::shell::SHELL_BINARY);
-        crate::init::install_wrapper(&CLAUDE, &file, &wrapper)
-            .unwrap()
-            .unwrap();
-        assert!(fenced().contains("does not exist"), "{}", fenced());
-        program(&wrapper);
-        assert!(fenced().contains("run fenced through"), "{}", fenced());
-        // Gemini CLI has no such setting: nothing to say.
-        let g = proj.join(GEMINI.project_file());
-        install(&GEMINI, &g, &format!("{} hook gemini", exe.display()), 60).unwrap();
-        let r = clients(&proj, None, Some(""));
-        let gemini = r.into_iter().find(|x| x.client == "gemini").unwrap();
-        assert!(gemini.wirings[0].fenced.is_none());
-    }
-
-    #[test]
-    fn what_turns_claude_codes_hooks_off_or_narrows_them_is_reported() {
-        let t = tempfile::tempdir().unwrap();
-        let (proj, home, bin) = (t.path().join("p"), t.path().join("h"), t.path().join("bin"));
-        for d in [&proj, &home, &bin] {
-            std::fs::create_dir_all(d).unwrap();
+        for w in &CLIENTS {
+            let c = w.described();
+            let t = tempfile::tempdir().unwrap();
+            let (proj, home, bin) = (t.path().join("p"), t.path().join("h"), t.path().join("b"));
+            for d in [&proj, &home, &bin] {
+                std::fs::create_dir_all(d).unwrap();
+            }
+            assert_eq!(
+                report(w.key, &proj, Some(&home), Some("")).status,
+                "not wired"
+            );
+            let file = proj.join(&c.hook_file);
+            let missing = format!("/nonexistent/bashgate hook {}", w.key);
+            install(c, &file, &missing, 60).unwrap();
+            let r = report(w.key, &proj, Some(&home), Some(""));
+            assert_eq!(r.status, "broken", "{}", w.key);
+            let problems = r.wirings[0].problems.join("\n");
+            assert!(problems.contains("does not exist"), "{problems}");
+            let exe = std::env::current_exe().unwrap();
+            install(c, &file, &format!("{} hook {}", exe.display(), w.key), 60).unwrap();
+            program(&bin.join(&c.executables[0]));
+            let r = report(w.key, &proj, Some(&home), bin.to_str());
+            // What it says about the fence only where the client has a
+            // shell-wrapper setting.
+            assert_eq!(r.wirings[0].fenced.is_some(), c.shell_prefix_env.is_some());
+            let untrusted = (w.project_untrusted)(&proj.canonicalize().unwrap(), &home);
+            let hooks_untrusted = (w.hooks_untrusted)(
+                &file,
+                &serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap(),
+                Some(&home),
+            );
+            if untrusted.is_none() && hooks_untrusted.is_empty() {
+                assert_eq!(
+                    r.status, "enforced",
+                    "{}: {:?}",
+                    w.key, r.wirings[0].problems
+                );
+                let r = report(w.key, &proj, Some(&home), Some(""));
+                assert_eq!(r.status, "not installed", "{}", w.key);
+            } else {
+                assert_eq!(r.status, "broken", "{}", w.key);
+            }
         }
-        program(&bin.join("claude"));
-        let file = proj.join(CLAUDE.project_file());
-        let exe = std::env::current_exe().unwrap();
-        install(
-            &CLAUDE,
-            &file,
-            &format!("{} hook claude", exe.display()),
-            60,
-        )
-        .unwrap();
-        let status = || {
-            let r = clients(&proj, Some(&home), bin.to_str());
-            let c = r.into_iter().find(|x| x.client == "claude").unwrap();
-            let problems: Vec<String> = c.wirings.iter().flat_map(|w| w.problems.clone()).collect();
-            (c.status, problems.join("\n"))
-        };
-        assert_eq!(status().0, "enforced", "{}", status().1);
-        // Turned off in the person's own file beside it.
-        let local = proj.join(".claude/settings.local.json");
-        std::fs::write(&local, r#"{"disableAllHooks": true}"#).unwrap();
-        let (s, why) = status();
-        assert_eq!(s, "broken");
-        assert!(why.contains("disableAllHooks"), "{why}");
-        std::fs::remove_file(&local).unwrap();
-        // The after-tool matcher narrowed to the shell tool: reads no
-        // longer taint.
-        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-        v["hooks"]["PostToolUse"][0]["matcher"] = Value::from("Bash");
-        std::fs::write(&file, v.to_string()).unwrap();
-        let (s, why) = status();
-        assert_eq!(s, "broken");
-        assert!(
-            why.contains("leaves out Read, WebFetch, WebSearch"),
-            "{why}"
-        );
-        // Hooks in the person's local file count; an invalid file says why.
-        std::fs::remove_file(&file).unwrap();
-        install(
-            &CLAUDE,
-            &local,
-            &format!("{} hook claude", exe.display()),
-            60,
-        )
-        .unwrap();
-        assert_eq!(status().0, "enforced", "{}", status().1);
-        std::fs::write(&file, "{ not json").unwrap();
-        let r = clients(&proj, Some(&home), bin.to_str());
-        let c = r.into_iter().find(|x| x.client == "claude").unwrap();
-        let project = c.wirings.iter().find(|w| w.scope == "project").unwrap();
-        assert!(
-            project.problems[0].contains("not valid JSON"),
-            "{:?}",
-            project.problems
-        );
     }
 
     #[test]
     fn the_portable_hook_command_is_found_through_path() {
         let t = tempfile::tempdir().unwrap();
-        let command = crate::init::portable_command("claude", 2);
-        assert!(crate::init::is_ours(&command, "claude"), "{command}");
+        let key = CLIENTS[0].key;
+        let command = crate::init::portable_command(key, 2);
+        assert!(crate::init::is_ours(&command, key), "{command}");
         let why = binary_problem(&command, t.path().to_str()).unwrap();
         assert!(why.contains("bashgate-hook is not on PATH"), "{why}");
         for name in [crate::hook::HOOK_BINARY, "bashgate"] {
@@ -929,27 +693,15 @@ mod tests {
     }
 
     #[test]
-    fn codex_trust_hash_is_the_one_codex_records() {
-        // Recorded by Codex CLI 0.169.0 for this hook, which then ran
-        // without --dangerously-bypass-hook-trust.
-        let hook =
-            serde_json::json!({"type": "command", "command": "/tmp/cx/hook.sh", "timeout": 60});
-        assert_eq!(
-            codex_trust_hash("pre_tool_use", Some(".*"), &hook),
-            "sha256:8ed3f6641922fdab250ea1cb7ab2b2a102b21277002b1756642e1a72310d413a"
-        );
-    }
-
-    #[test]
     fn matchers_that_miss_the_shell_tool_are_reported() {
-        assert!(matcher_matches("gemini", ".*", "run_shell_command"));
-        assert!(matcher_matches(
-            "gemini",
-            "run_shell_command|read_file",
-            "run_shell_command"
-        ));
-        assert!(!matcher_matches("gemini", "Bash", "run_shell_command"));
-        assert!(!matcher_matches("codex", "*", "Bash"));
-        assert!(matcher_matches("claude", "*", "Bash"));
+        for w in &CLIENTS {
+            let c = w.described();
+            let tool = c.shell_tool.as_str();
+            assert!(matcher_matches(c, ".*", tool));
+            assert!(matcher_matches(c, "", tool));
+            assert!(matcher_matches(c, &format!("{tool}|read_file"), tool));
+            assert!(!matcher_matches(c, "NotTheShell", tool));
+            assert_eq!(matcher_matches(c, "*", tool), c.wiring.star_matches_all);
+        }
     }
 }

@@ -4,8 +4,8 @@
 //! different binary path or `--remote` replaces bashgate's own entries
 //! instead of adding a second set.
 //!
-//! Each client's wiring is data ([`Wiring`]): the file, the events with
-//! their matchers, and the shape of one entry.
+//! Each client's wiring is data (the client table's `wiring`): the file,
+//! the events with their matchers, and the shape of one entry.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -29,110 +29,15 @@ pub enum Change {
     Unchanged,
 }
 
-/// How a client lists its hooks.
-#[derive(Debug, Clone, Copy)]
-pub enum Shape {
-    /// `hooks.EVENT = [{"matcher": M, "hooks": [{"type": "command",
-    /// "command": C, "timeout": T}]}]` (Claude Code, Codex, Gemini CLI).
-    Grouped { timeout_ms: bool },
-    /// `{"version": 1, "hooks": {"EVENT": [{CMD_KEY: C, ...}]}}` (Copilot
-    /// CLI: `bash` and `timeoutSec`; Cursor: `command`).
-    Flat {
-        command_key: &'static str,
-        timeout_key: Option<&'static str>,
-        typed: bool,
-    },
-}
+/// A client as the table describes it (`gate/data/clients.toml`): where its
+/// hooks go, and their shape.
+pub use bashgate::clients::Client;
+use bashgate::clients::Shape;
 
-/// One client's hook wiring.
-#[derive(Debug, Clone, Copy)]
-pub struct Wiring {
-    /// The client's name, as in `bashgate hook NAME` and the client table
-    /// (`bashgate::clients`), which says where its hooks go.
-    pub client: &'static str,
-    /// Events with their matcher (`None` in a flat shape).
-    pub events: &'static [(&'static str, Option<&'static str>)],
-    pub shape: Shape,
-}
-
-pub const CLAUDE: Wiring = Wiring {
-    client: "claude",
-    events: &[("PreToolUse", Some("*")), ("PostToolUse", Some("*"))],
-    shape: Shape::Grouped { timeout_ms: false },
-};
-
-pub const CODEX: Wiring = Wiring {
-    client: "codex",
-    events: &[("PreToolUse", Some(".*")), ("PostToolUse", Some(".*"))],
-    shape: Shape::Grouped { timeout_ms: false },
-};
-
-pub const GEMINI: Wiring = Wiring {
-    client: "gemini",
-    events: &[("BeforeTool", Some(".*")), ("AfterTool", Some(".*"))],
-    shape: Shape::Grouped { timeout_ms: true },
-};
-
-pub const COPILOT: Wiring = Wiring {
-    client: "copilot",
-    events: &[("preToolUse", None), ("postToolUse", None)],
-    shape: Shape::Flat {
-        command_key: "bash",
-        timeout_key: Some("timeoutSec"),
-        typed: true,
-    },
-};
-
-pub const CURSOR: Wiring = Wiring {
-    client: "cursor",
-    events: &[
-        ("beforeShellExecution", None),
-        ("beforeMCPExecution", None),
-        ("beforeReadFile", None),
-        ("afterShellExecution", None),
-        ("afterMCPExecution", None),
-    ],
-    shape: Shape::Flat {
-        command_key: "command",
-        timeout_key: None,
-        typed: false,
-    },
-};
-
-pub const CLIENTS: [Wiring; 5] = [CLAUDE, CODEX, GEMINI, COPILOT, CURSOR];
-
-impl Wiring {
-    fn described(&self) -> &'static bashgate::clients::Client {
-        bashgate::clients::get(self.client)
-            .expect("every wired client is in gate/data/clients.toml")
-    }
-
-    /// The settings file, relative to the project directory.
-    pub fn project_file(&self) -> &'static str {
-        &self.described().hook_file
-    }
-
-    /// The settings file, relative to the home directory (`None`: the
-    /// client reads hooks only from the project).
-    pub fn user_file(&self) -> Option<&'static str> {
-        self.described().user_hook_file.as_deref()
-    }
-}
-
-/// Whether a hook command is bashgate's hook for `client` (any binary
-/// path, `bashgate hook CLIENT` or `bashgate-hook CLIENT`, with or without
-/// `--remote`).
-pub fn is_ours(command: &str, client: &str) -> bool {
-    let words: Vec<&str> = command.split_whitespace().collect();
-    let hook = |w: &str| {
-        let w = w.trim_matches(|c| c == '\'' || c == '"');
-        w == "hook" || w.rsplit('/').next() == Some(HOOK_BINARY)
-    };
-    words.windows(2).any(|w| hook(w[0]) && w[1] == client) && command.contains("bashgate")
-}
+pub use crate::hook::is_ours;
 
 /// Merges bashgate's hook entries for `w` into the settings file at `path`.
-pub fn install(w: &Wiring, path: &Path, command: &str, timeout_s: u64) -> Result<Change, String> {
+pub fn install(w: &Client, path: &Path, command: &str, timeout_s: u64) -> Result<Change, String> {
     let existed = path.exists();
     let mut root: Value = if existed {
         let text = std::fs::read_to_string(path)
@@ -154,7 +59,7 @@ pub fn install(w: &Wiring, path: &Path, command: &str, timeout_s: u64) -> Result
         .as_object_mut()
         .ok_or_else(|| format!("{} is not a JSON object", path.display()))?;
     let mut changed = false;
-    if let Shape::Flat { .. } = w.shape {
+    if let Shape::Flat { .. } = w.wiring.shape {
         match obj.get("version") {
             None => {
                 obj.insert("version".into(), json!(1));
@@ -174,13 +79,19 @@ pub fn install(w: &Wiring, path: &Path, command: &str, timeout_s: u64) -> Result
         .or_insert_with(|| Value::Object(Map::new()))
         .as_object_mut()
         .ok_or_else(|| format!("{}: \"hooks\" is not an object", path.display()))?;
-    for (event, matcher) in w.events {
+    for event in &w.wiring.events {
         let list = hooks
-            .entry(*event)
+            .entry(event.name.as_str())
             .or_insert_with(|| Value::Array(Vec::new()))
             .as_array_mut()
-            .ok_or_else(|| format!("{}: \"hooks.{event}\" is not an array", path.display()))?;
-        changed |= merge(list, w, *matcher, command, timeout_s);
+            .ok_or_else(|| {
+                format!(
+                    "{}: \"hooks.{}\" is not an array",
+                    path.display(),
+                    event.name
+                )
+            })?;
+        changed |= merge(list, w, event.matcher.as_deref(), command, timeout_s);
     }
     if !changed {
         return Ok(Change::Unchanged);
@@ -196,7 +107,7 @@ pub fn install(w: &Wiring, path: &Path, command: &str, timeout_s: u64) -> Result
 /// Takes bashgate's hook entries (and its shell wrapper setting) out of the
 /// settings file at `path`, keeping everything else; lists and objects
 /// left empty by that go too. `Unchanged` when there was nothing of ours.
-pub fn uninstall(w: &Wiring, path: &Path) -> Result<Change, String> {
+pub fn uninstall(w: &Client, path: &Path) -> Result<Change, String> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Change::Unchanged),
@@ -210,18 +121,19 @@ pub fn uninstall(w: &Wiring, path: &Path) -> Result<Change, String> {
     })?;
     let mut changed = false;
     if let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) {
-        for (event, _) in w.events {
-            let Some(list) = hooks.get_mut(*event).and_then(Value::as_array_mut) else {
+        for event in &w.wiring.events {
+            let event = event.name.as_str();
+            let Some(list) = hooks.get_mut(event).and_then(Value::as_array_mut) else {
                 continue;
             };
             let before = list.clone();
-            list.retain_mut(|item| match w.shape {
+            list.retain_mut(|item| match &w.wiring.shape {
                 Shape::Grouped { .. } => {
                     if let Some(hs) = item.get_mut("hooks").and_then(Value::as_array_mut) {
                         hs.retain(|h| {
                             !h.get("command")
                                 .and_then(Value::as_str)
-                                .is_some_and(|c| is_ours(c, w.client))
+                                .is_some_and(|c| is_ours(c, &w.key))
                         });
                         !hs.is_empty()
                     } else {
@@ -231,12 +143,12 @@ pub fn uninstall(w: &Wiring, path: &Path) -> Result<Change, String> {
                 Shape::Flat { command_key, .. } => !item
                     .get(command_key)
                     .and_then(Value::as_str)
-                    .is_some_and(|c| is_ours(c, w.client)),
+                    .is_some_and(|c| is_ours(c, &w.key)),
             });
             if *list != before {
                 changed = true;
                 if list.is_empty() {
-                    hooks.remove(*event);
+                    hooks.remove(event);
                 }
             }
         }
@@ -246,7 +158,7 @@ pub fn uninstall(w: &Wiring, path: &Path) -> Result<Change, String> {
             }
         }
     }
-    if let Some(var) = w.described().shell_prefix_env.as_deref() {
+    if let Some(var) = w.shell_prefix_env.as_deref() {
         if let Some(env) = root.get_mut("env").and_then(Value::as_object_mut) {
             if env
                 .get(var)
@@ -285,8 +197,8 @@ pub enum Wrapper {
 /// command that may run only fenced then runs fenced with its text
 /// unchanged, so the client's own rules judge what the agent wrote.
 /// `None` for a client with no such setting.
-pub fn install_wrapper(w: &Wiring, path: &Path, program: &Path) -> Option<Result<Wrapper, String>> {
-    let var = w.described().shell_prefix_env.as_deref()?;
+pub fn install_wrapper(w: &Client, path: &Path, program: &Path) -> Option<Result<Wrapper, String>> {
+    let var = w.shell_prefix_env.as_deref()?;
     Some((|| {
         // Named by PATH where PATH finds this one (settings a team can
         // commit), else by its path on this machine.
@@ -297,7 +209,7 @@ pub fn install_wrapper(w: &Wiring, path: &Path, program: &Path) -> Option<Result
         } else {
             program.display().to_string()
         };
-        // Claude Code reads what follows a " -" as the program's options.
+        // A client may read what follows a " -" as the program's options.
         if !(by_name || program.is_absolute()) || want.contains(" -") {
             return Err(format!(
                 "{want} cannot be named in {var}: it must be an absolute path without \" -\" in it"
@@ -357,15 +269,15 @@ fn hook_program_beside(exe: &Path) -> PathBuf {
 }
 
 /// The entry bashgate wants in one event's list.
-fn entry(w: &Wiring, matcher: Option<&str>, command: &str, timeout_s: u64) -> Value {
-    match w.shape {
-        Shape::Grouped { timeout_ms } => {
+fn entry(w: &Client, matcher: Option<&str>, command: &str, timeout_s: u64) -> Value {
+    match &w.wiring.shape {
+        &Shape::Grouped { timeout_ms } => {
             let mut hook = json!({
                 "type": "command",
                 "command": command,
                 "timeout": if timeout_ms { timeout_s * 1000 } else { timeout_s },
             });
-            for (k, v) in &w.described().hook_fields {
+            for (k, v) in &w.hook_fields {
                 hook[k] = v.clone();
             }
             json!({
@@ -377,16 +289,17 @@ fn entry(w: &Wiring, matcher: Option<&str>, command: &str, timeout_s: u64) -> Va
             command_key,
             timeout_key,
             typed,
+            ..
         } => {
             let mut e = Map::new();
-            if typed {
+            if *typed {
                 e.insert("type".into(), json!("command"));
             }
-            e.insert(command_key.into(), json!(command));
+            e.insert(command_key.clone(), json!(command));
             if let Some(k) = timeout_key {
-                e.insert(k.into(), json!(timeout_s));
+                e.insert(k.clone(), json!(timeout_s));
             }
-            for (k, v) in &w.described().hook_fields {
+            for (k, v) in &w.hook_fields {
                 e.insert(k.clone(), v.clone());
             }
             Value::Object(e)
@@ -397,21 +310,21 @@ fn entry(w: &Wiring, matcher: Option<&str>, command: &str, timeout_s: u64) -> Va
 /// Puts bashgate's entry into `list`: the first entry of ours is replaced
 /// in place when it differs, later ones of ours are removed, and the entry
 /// is appended when there is none. Whether anything changed.
-fn merge(list: &mut Vec<Value>, w: &Wiring, matcher: Option<&str>, command: &str, t: u64) -> bool {
+fn merge(list: &mut Vec<Value>, w: &Client, matcher: Option<&str>, command: &str, t: u64) -> bool {
     let want = entry(w, matcher, command, t);
     let ours = |v: &Value| -> bool {
-        match w.shape {
+        match &w.wiring.shape {
             Shape::Grouped { .. } => v.get("hooks").and_then(Value::as_array).is_some_and(|hs| {
                 hs.iter().any(|h| {
                     h.get("command")
                         .and_then(Value::as_str)
-                        .is_some_and(|c| is_ours(c, w.client))
+                        .is_some_and(|c| is_ours(c, &w.key))
                 })
             }),
             Shape::Flat { command_key, .. } => v
-                .get(command_key)
+                .get(command_key.as_str())
                 .and_then(Value::as_str)
-                .is_some_and(|c| is_ours(c, w.client)),
+                .is_some_and(|c| is_ours(c, &w.key)),
         }
     };
     let mine: Vec<usize> = (0..list.len()).filter(|&i| ours(&list[i])).collect();
@@ -427,14 +340,17 @@ fn merge(list: &mut Vec<Value>, w: &Wiring, matcher: Option<&str>, command: &str
     // A group that also holds the user's own hooks keeps them: only our
     // hook inside it is replaced.
     let slot = &mut list[first];
-    match (w.shape, slot.get_mut("hooks").and_then(Value::as_array_mut)) {
+    match (
+        &w.wiring.shape,
+        slot.get_mut("hooks").and_then(Value::as_array_mut),
+    ) {
         (Shape::Grouped { .. }, Some(hs)) if hs.len() > 1 => {
             let new_hook = want["hooks"][0].clone();
             for h in hs.iter_mut() {
                 let mine = h
                     .get("command")
                     .and_then(Value::as_str)
-                    .is_some_and(|c| is_ours(c, w.client));
+                    .is_some_and(|c| is_ours(c, &w.key));
                 if mine && *h != new_hook {
                     *h = new_hook.clone();
                     changed = true;
@@ -550,169 +466,242 @@ fn shell_quoted(p: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bashgate::clients;
 
     fn read(p: &Path) -> Value {
         serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
     }
 
+    /// A client whose hooks are grouped under matchers and that has a
+    /// shell-wrapper setting; and one of each other kind.
+    fn grouped() -> &'static Client {
+        clients::all()
+            .values()
+            .find(|c| {
+                matches!(c.wiring.shape, Shape::Grouped { .. }) && c.shell_prefix_env.is_some()
+            })
+            .expect("a grouped client with a shell wrapper")
+    }
+
+    fn where_(f: impl Fn(&Client) -> bool) -> impl Iterator<Item = &'static Client> {
+        clients::all().values().filter(move |c| f(c))
+    }
+
+    fn flat() -> &'static Client {
+        where_(|c| matches!(c.wiring.shape, Shape::Flat { .. }))
+            .next()
+            .expect("a client with a flat list")
+    }
+
     #[test]
     fn the_portable_command_stops_the_call_where_bashgate_is_missing() {
         let t = tempfile::tempdir().unwrap();
-        let run = |path: &str| {
-            std::process::Command::new("/bin/sh")
-                .arg("-c")
-                .arg(portable_command("claude", 2))
-                .env("PATH", path)
-                .output()
-                .unwrap()
-        };
-        // Missing: exit 2, which Claude Code reads as a block, and why.
-        let out = run(t.path().to_str().unwrap());
-        assert_eq!(out.status.code(), Some(2));
-        let why = String::from_utf8_lossy(&out.stderr);
-        assert!(why.contains("bashgate is not installed here"), "{why}");
-        assert!(why.contains(".claude/settings.json"), "{why}");
-        // Installed: the hook program runs, with the client's name.
-        let hook = t.path().join(HOOK_BINARY);
-        std::fs::write(&hook, "#!/bin/sh\necho ran \"$@\"\n").unwrap();
-        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let out = run(&format!("{}:/usr/bin:/bin", t.path().display()));
-        assert_eq!(out.status.code(), Some(0));
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "ran claude\n");
+        for c in where_(|c| c.blocking_exit.is_some()) {
+            let exit = c.blocking_exit.unwrap();
+            let run = |path: &str| {
+                std::process::Command::new("/bin/sh")
+                    .arg("-c")
+                    .arg(portable_command(&c.key, exit))
+                    .env("PATH", path)
+                    .output()
+                    .unwrap()
+            };
+            // Missing: the exit the client reads as a block, and why.
+            let out = run(t.path().to_str().unwrap());
+            assert_eq!(out.status.code(), Some(i32::from(exit)));
+            let why = String::from_utf8_lossy(&out.stderr);
+            assert!(why.contains("bashgate is not installed here"), "{why}");
+            assert!(why.contains(&c.hook_file), "{why}");
+            // Installed: the hook program runs, with the client's name.
+            let hook = t.path().join(HOOK_BINARY);
+            std::fs::write(&hook, "#!/bin/sh\necho ran \"$@\"\n").unwrap();
+            std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let out = run(&format!("{}:/usr/bin:/bin", t.path().display()));
+            assert_eq!(out.status.code(), Some(0));
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                format!("ran {}\n", c.key)
+            );
+            std::fs::remove_file(&hook).unwrap();
+        }
     }
 
     #[test]
     fn uninstall_takes_out_only_bashgates_entries() {
         let t = tempfile::tempdir().unwrap();
-        let p = t.path().join(".claude/settings.json");
+        let c = grouped();
+        let pre = &c.wiring.events[0].name;
+        let p = t.path().join(&c.hook_file);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        let own = json!({ pre.as_str(): [{"matcher": "Bash", "hooks": [{"type": "command", "command": "my-own-check"}]}] });
         std::fs::write(
             &p,
-            r#"{"model": "x", "env": {"FOO": "1"}, "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "my-own-check"}]}]}}"#,
+            json!({"model": "x", "env": {"FOO": "1"}, "hooks": own}).to_string(),
         )
         .unwrap();
-        install(&CLAUDE, &p, "/opt/bin/bashgate-hook claude", 60).unwrap();
-        install_wrapper(&CLAUDE, &p, Path::new("/opt/bin/bashgate-shell"))
+        let cmd = format!("/opt/bin/bashgate-hook {}", c.key);
+        install(c, &p, &cmd, 60).unwrap();
+        install_wrapper(c, &p, Path::new("/opt/bin/bashgate-shell"))
             .unwrap()
             .unwrap();
-        assert_eq!(uninstall(&CLAUDE, &p).unwrap(), Change::Updated);
+        assert_eq!(uninstall(c, &p).unwrap(), Change::Updated);
         let v = read(&p);
         assert_eq!(v["model"], "x");
         assert_eq!(v["env"], json!({"FOO": "1"}));
-        assert_eq!(
-            v["hooks"],
-            json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "my-own-check"}]}]})
-        );
-        assert_eq!(uninstall(&CLAUDE, &p).unwrap(), Change::Unchanged);
+        assert_eq!(v["hooks"], own);
+        assert_eq!(uninstall(c, &p).unwrap(), Change::Unchanged);
         // A file with nothing but bashgate's: the empty lists go too.
-        let q = t.path().join("only/.claude/settings.json");
-        install(&CLAUDE, &q, &portable_command("claude", 2), 60).unwrap();
-        assert_eq!(uninstall(&CLAUDE, &q).unwrap(), Change::Updated);
-        assert_eq!(read(&q), json!({}));
+        for c in clients::all().values() {
+            let q = t.path().join("only").join(&c.key).join(&c.hook_file);
+            install(c, &q, &portable_command(&c.key, 2), 60).unwrap();
+            install_wrapper(c, &q, Path::new("/opt/bin/bashgate-shell"));
+            assert_eq!(uninstall(c, &q).unwrap(), Change::Updated, "{}", c.key);
+            let left = read(&q);
+            assert!(
+                left == json!({}) || left == json!({"version": 1}),
+                "{}: {left}",
+                c.key
+            );
+        }
     }
 
     #[test]
     fn creates_merges_and_is_idempotent() {
         let t = tempfile::tempdir().unwrap();
-        let p = t.path().join(".claude/settings.json");
-        let cmd = "bashgate hook claude";
-        assert_eq!(install(&CLAUDE, &p, cmd, 60).unwrap(), Change::Created);
-        assert_eq!(install(&CLAUDE, &p, cmd, 60).unwrap(), Change::Unchanged);
+        let c = grouped();
+        let (pre, post) = (&c.wiring.events[0], &c.wiring.events[1]);
+        let p = t.path().join(&c.hook_file);
+        let cmd = format!("bashgate hook {}", c.key);
+        assert_eq!(install(c, &p, &cmd, 60).unwrap(), Change::Created);
+        assert_eq!(install(c, &p, &cmd, 60).unwrap(), Change::Unchanged);
         let v = read(&p);
-        assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"][0]["command"], cmd);
-        assert_eq!(v["hooks"]["PostToolUse"][0]["matcher"], "*");
+        assert_eq!(
+            v["hooks"][&pre.name][0]["hooks"][0]["command"],
+            cmd.as_str()
+        );
+        assert_eq!(
+            v["hooks"][&post.name][0]["matcher"].as_str(),
+            post.matcher.as_deref()
+        );
 
         let q = t.path().join("other.json");
         std::fs::write(
             &q,
-            r#"{"permissions":{"allow":["Bash(ls:*)"]},"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"guard.sh"}]}]}}"#,
+            json!({"permissions": {"allow": ["Bash(ls:*)"]}, "hooks": {pre.name.as_str(): [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}]}}).to_string(),
         )
         .unwrap();
-        assert_eq!(
-            install(&CLAUDE, &q, "/x/bashgate hook claude", 60).unwrap(),
-            Change::Updated
-        );
+        let other = format!("/x/bashgate hook {}", c.key);
+        assert_eq!(install(c, &q, &other, 60).unwrap(), Change::Updated);
         let v = read(&q);
         assert_eq!(v["permissions"]["allow"][0], "Bash(ls:*)");
-        assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
-        assert_eq!(
-            v["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
-            "guard.sh"
-        );
+        assert_eq!(v["hooks"][&pre.name].as_array().unwrap().len(), 2);
+        assert_eq!(v["hooks"][&pre.name][0]["hooks"][0]["command"], "guard.sh");
     }
 
     #[test]
     fn a_new_binary_path_replaces_the_old_entry_and_keeps_key_order() {
         let t = tempfile::tempdir().unwrap();
+        let c = grouped();
+        let pre = &c.wiring.events[0].name;
         let p = t.path().join("settings.json");
+        let old = format!("/old/bashgate hook {}", c.key);
         std::fs::write(
             &p,
-            r#"{"zeta": 1, "hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/old/bashgate hook claude", "timeout": 60}]}]}, "alpha": 2}"#,
+            format!(
+                r#"{{"zeta": 1, "hooks": {{"{pre}": [{{"matcher": "*", "hooks": [{{"type": "command", "command": "{old}", "timeout": 60}}]}}]}}, "alpha": 2}}"#
+            ),
         )
         .unwrap();
-        let new = "/new/bashgate hook claude --remote unix:/run/b.sock";
-        assert_eq!(install(&CLAUDE, &p, new, 360).unwrap(), Change::Updated);
+        let new = format!("/new/bashgate hook {} --remote unix:/run/b.sock", c.key);
+        assert_eq!(install(c, &p, &new, 360).unwrap(), Change::Updated);
         let v = read(&p);
-        let pre = v["hooks"]["PreToolUse"].as_array().unwrap();
-        assert_eq!(pre.len(), 1, "{pre:?}");
-        assert_eq!(pre[0]["hooks"][0]["command"], new);
-        assert_eq!(pre[0]["hooks"][0]["timeout"], 360);
+        let list = v["hooks"][pre].as_array().unwrap();
+        assert_eq!(list.len(), 1, "{list:?}");
+        assert_eq!(list[0]["hooks"][0]["command"], new.as_str());
+        assert_eq!(list[0]["hooks"][0]["timeout"], 360);
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["zeta", "hooks", "alpha"]);
-        assert_eq!(install(&CLAUDE, &p, new, 360).unwrap(), Change::Unchanged);
+        assert_eq!(install(c, &p, &new, 360).unwrap(), Change::Unchanged);
     }
 
+    /// Each client's entries are written as its table says: flat lists
+    /// with a version and their own keys, timeouts in the client's unit,
+    /// and the fields the client needs to stop a call its hook fails on.
     #[test]
-    fn flat_clients_get_a_version_and_their_own_keys() {
+    fn each_client_gets_the_shape_its_table_says() {
         let t = tempfile::tempdir().unwrap();
-        let p = t.path().join(".github/hooks/bashgate.json");
-        let cmd = "/b/bashgate hook copilot";
-        assert_eq!(install(&COPILOT, &p, cmd, 60).unwrap(), Change::Created);
-        let v = read(&p);
-        assert_eq!(v["version"], 1);
-        assert_eq!(
-            v["hooks"]["preToolUse"][0],
-            json!({"type": "command", "bash": cmd, "timeoutSec": 60})
-        );
-        let c = t.path().join(".cursor/hooks.json");
-        std::fs::create_dir_all(c.parent().unwrap()).unwrap();
+        for c in clients::all().values() {
+            let p = t.path().join(&c.key).join(&c.hook_file);
+            let cmd = format!("/b/bashgate hook {}", c.key);
+            assert_eq!(install(c, &p, &cmd, 60).unwrap(), Change::Created);
+            let v = read(&p);
+            for event in &c.wiring.events {
+                let item = &v["hooks"][&event.name][0];
+                let hook = match &c.wiring.shape {
+                    Shape::Grouped { timeout_ms } => {
+                        assert_eq!(item["matcher"].as_str(), event.matcher.as_deref());
+                        let hook = &item["hooks"][0];
+                        assert_eq!(hook["type"], "command");
+                        assert_eq!(hook["command"], cmd.as_str());
+                        let want = if *timeout_ms { 60_000 } else { 60 };
+                        assert_eq!(hook["timeout"], want, "{}", c.key);
+                        hook
+                    }
+                    Shape::Flat {
+                        command_key,
+                        timeout_key,
+                        typed,
+                        ..
+                    } => {
+                        assert_eq!(v["version"], 1);
+                        assert_eq!(item[command_key], cmd.as_str());
+                        if let Some(k) = timeout_key {
+                            assert_eq!(item[k], 60);
+                        }
+                        assert_eq!(item.get("type").is_some(), *typed, "{}", c.key);
+                        item
+                    }
+                };
+                for (k, want) in &c.hook_fields {
+                    assert_eq!(&hook[k], want, "{}", c.key);
+                }
+            }
+        }
+        // A flat list keeps the person's own entries beside bashgate's.
+        let c = flat();
+        let Shape::Flat { command_key, .. } = &c.wiring.shape else {
+            unreachable!()
+        };
+        let first = &c.wiring.events[0].name;
+        let q = t.path().join("flat.json");
         std::fs::write(
-            &c,
-            r#"{"version": 1, "hooks": {"beforeShellExecution": [{"command": "./audit.sh"}]}}"#,
+            &q,
+            json!({"version": 1, "hooks": {first.as_str(): [{command_key.as_str(): "./audit.sh"}]}})
+                .to_string(),
         )
         .unwrap();
-        install(&CURSOR, &c, "bashgate hook cursor", 60).unwrap();
-        let v = read(&c);
-        let before = v["hooks"]["beforeShellExecution"].as_array().unwrap();
-        assert_eq!(before.len(), 2);
-        assert_eq!(before[0]["command"], "./audit.sh");
-        // Cursor lets a failing hook's call run unless it says failClosed.
-        assert_eq!(
-            v["hooks"]["afterShellExecution"][0],
-            json!({"command": "bashgate hook cursor", "failClosed": true})
-        );
-        // Gemini CLI counts its timeout in milliseconds.
-        let g = t.path().join(".gemini/settings.json");
-        install(&GEMINI, &g, "bashgate hook gemini", 60).unwrap();
-        assert_eq!(
-            read(&g)["hooks"]["BeforeTool"][0]["hooks"][0]["timeout"],
-            60_000
-        );
+        install(c, &q, &format!("bashgate hook {}", c.key), 60).unwrap();
+        let v = read(&q);
+        let list = v["hooks"][first].as_array().unwrap();
+        assert_eq!(list.len(), 2);
+        assert_eq!(list[0][command_key], "./audit.sh");
     }
 
     #[test]
     fn a_settings_file_keeps_its_mode() {
         let t = tempfile::tempdir().unwrap();
+        let c = grouped();
+        let cmd = format!("bashgate hook {}", c.key);
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         let new = t.path().join("new/settings.json");
-        install(&CLAUDE, &new, "bashgate hook claude", 60).unwrap();
+        install(c, &new, &cmd, 60).unwrap();
         assert_eq!(mode(&new), 0o644, "a new file is one a team can commit");
         let old = t.path().join("settings.json");
         std::fs::write(&old, "{}").unwrap();
         std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o640)).unwrap();
-        install(&CLAUDE, &old, "bashgate hook claude", 60).unwrap();
+        install(c, &old, &cmd, 60).unwrap();
         assert_eq!(mode(&old), 0o640);
-        uninstall(&CLAUDE, &old).unwrap();
+        uninstall(c, &old).unwrap();
         assert_eq!(mode(&old), 0o640);
     }
 
@@ -721,73 +710,79 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("settings.json");
         std::fs::write(&p, "{oops").unwrap();
-        assert!(install(&CLAUDE, &p, "bashgate hook claude", 60)
+        let c = grouped();
+        assert!(install(c, &p, &format!("bashgate hook {}", c.key), 60)
             .unwrap_err()
             .contains("not valid JSON"));
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "{oops");
         std::fs::write(&p, r#"{"version": 2}"#).unwrap();
-        assert!(install(&CURSOR, &p, "bashgate hook cursor", 60)
+        let f = flat();
+        assert!(install(f, &p, &format!("bashgate hook {}", f.key), 60)
             .unwrap_err()
             .contains("version"));
     }
 
     #[test]
     fn recognises_its_own_commands_only() {
-        assert!(is_ours("/usr/bin/bashgate hook claude", "claude"));
+        let mut keys = clients::all().keys();
+        let (a, b) = (keys.next().unwrap(), keys.next().unwrap());
+        assert!(is_ours(&format!("/usr/bin/bashgate hook {a}"), a));
         assert!(is_ours(
-            "'/a b/bashgate' hook gemini --remote http://127.0.0.1:1",
-            "gemini"
+            &format!("'/a b/bashgate' hook {b} --remote http://127.0.0.1:1"),
+            b
         ));
-        assert!(!is_ours("/usr/bin/bashgate hook claude", "gemini"));
-        assert!(!is_ours("./guard.sh hook claude", "claude"));
-        assert!(is_ours("/usr/bin/bashgate-hook claude", "claude"));
+        assert!(!is_ours(&format!("/usr/bin/bashgate hook {a}"), b));
+        assert!(!is_ours(&format!("./guard.sh hook {a}"), a));
+        assert!(is_ours(&format!("/usr/bin/bashgate-hook {a}"), a));
         assert!(is_ours(
-            "'/a b/bashgate-hook' cursor --remote unix:/run/b.sock",
-            "cursor"
+            &format!("'/a b/bashgate-hook' {b} --remote unix:/run/b.sock"),
+            b
         ));
-        assert!(!is_ours("/usr/bin/bashgate-hook claude", "codex"));
-        assert!(!is_ours("/usr/bin/not-bashgate-hook claude", "claude"));
+        assert!(!is_ours(&format!("/usr/bin/bashgate-hook {a}"), b));
+        assert!(!is_ours(&format!("/usr/bin/not-bashgate-hook {a}"), a));
     }
 
     #[test]
     fn the_shell_wrapper_is_named_where_the_client_has_a_setting_for_it() {
         let t = tempfile::tempdir().unwrap();
-        let p = t.path().join(".claude/settings.json");
-        install(&CLAUDE, &p, "/x/bashgate-hook claude", 60).unwrap();
+        let c = grouped();
+        let var = c.shell_prefix_env.as_deref().unwrap();
+        let p = t.path().join(&c.hook_file);
+        install(c, &p, &format!("/x/bashgate-hook {}", c.key), 60).unwrap();
         let prog = Path::new("/x/bashgate-shell");
-        let set = install_wrapper(&CLAUDE, &p, prog).unwrap().unwrap();
+        let set = install_wrapper(c, &p, prog).unwrap().unwrap();
         assert_eq!(
             set,
             Wrapper::Set(Change::Updated, "/x/bashgate-shell".into())
         );
         let v = read(&p);
-        assert_eq!(v["env"]["CLAUDE_CODE_SHELL_PREFIX"], "/x/bashgate-shell");
+        assert_eq!(v["env"][var], "/x/bashgate-shell");
         assert_eq!(v["hooks"], read(&p)["hooks"]);
         assert_eq!(
-            install_wrapper(&CLAUDE, &p, prog).unwrap().unwrap(),
+            install_wrapper(c, &p, prog).unwrap().unwrap(),
             Wrapper::Set(Change::Unchanged, "/x/bashgate-shell".into())
         );
         // An older install's is replaced; anyone else's is kept.
         let moved = Path::new("/y/z/bashgate-shell");
-        install_wrapper(&CLAUDE, &p, moved).unwrap().unwrap();
-        assert_eq!(
-            read(&p)["env"]["CLAUDE_CODE_SHELL_PREFIX"],
-            "/y/z/bashgate-shell"
-        );
+        install_wrapper(c, &p, moved).unwrap().unwrap();
+        assert_eq!(read(&p)["env"][var], "/y/z/bashgate-shell");
         let mut v = read(&p);
-        v["env"]["CLAUDE_CODE_SHELL_PREFIX"] = json!("/usr/bin/logger.sh");
+        v["env"][var] = json!("/usr/bin/logger.sh");
         std::fs::write(&p, v.to_string()).unwrap();
         assert_eq!(
-            install_wrapper(&CLAUDE, &p, prog).unwrap().unwrap(),
+            install_wrapper(c, &p, prog).unwrap().unwrap(),
             Wrapper::KeptOther("/usr/bin/logger.sh".into())
         );
         // A path the client would split is not written.
         let split = Path::new("/opt/my -tools/bashgate-shell");
-        assert!(install_wrapper(&CLAUDE, &p, split).unwrap().is_err());
+        assert!(install_wrapper(c, &p, split).unwrap().is_err());
         // A client with no such setting.
-        let g = t.path().join(".gemini/settings.json");
-        install(&GEMINI, &g, "bashgate hook gemini", 60).unwrap();
-        assert!(install_wrapper(&GEMINI, &g, prog).is_none());
+        let other = where_(|c| c.shell_prefix_env.is_none())
+            .next()
+            .expect("a client without a shell wrapper");
+        let g = t.path().join(&other.hook_file);
+        install(other, &g, &format!("bashgate hook {}", other.key), 60).unwrap();
+        assert!(install_wrapper(other, &g, prog).is_none());
     }
 
     #[test]
@@ -798,20 +793,21 @@ mod tests {
         let exe = dir.join("bashgate");
         std::fs::write(&exe, "").unwrap();
         let quoted = |name: &str| format!("'{}'", dir.join(name).display());
+        let key = clients::all().keys().next().unwrap();
         assert_eq!(
-            command_for(&hook_program_beside(&exe), "claude"),
-            format!("{} hook claude", quoted("bashgate"))
+            command_for(&hook_program_beside(&exe), key),
+            format!("{} hook {key}", quoted("bashgate"))
         );
         let hook = dir.join(HOOK_BINARY);
         std::fs::write(&hook, "").unwrap();
         // Present but not executable: not a program to run.
         assert_eq!(
-            command_for(&hook_program_beside(&exe), "claude"),
-            format!("{} hook claude", quoted("bashgate"))
+            command_for(&hook_program_beside(&exe), key),
+            format!("{} hook {key}", quoted("bashgate"))
         );
         std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let command = command_for(&hook_program_beside(&exe), "gemini");
-        assert_eq!(command, format!("{} gemini", quoted(HOOK_BINARY)));
-        assert!(is_ours(&command, "gemini"));
+        let command = command_for(&hook_program_beside(&exe), key);
+        assert_eq!(command, format!("{} {key}", quoted(HOOK_BINARY)));
+        assert!(is_ours(&command, key));
     }
 }

@@ -1,6 +1,6 @@
 //! `bashgate-shell SCRIPT`: the shell wrapper a client runs every shell
 //! command through, after its own permission rules have judged the command
-//! the agent wrote (Claude Code's `CLAUDE_CODE_SHELL_PREFIX`; see
+//! the agent wrote (the client table's `shell_prefix_env`; see
 //! hook/shell.rs for how it is named and checked).
 //!
 //! The hook decides before the client's rules and leaves its decision as a
@@ -20,23 +20,17 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, ExitCode};
 
+use crate::hook::shell::{names, Script, SHELL_BINARY};
+use crate::hook::{self, Client};
 use bashgate::call::{FenceKind, FenceOffer};
 use bashgate::decision::Permission;
 use bashgate::engine::{Gate, ToolCall};
 use bashgate::rewrite::{self, FencingSpec};
 use bashgate::runs::{HowToRun, Tickets};
-use bashgate_analyzer::ir::{Command as Cmd, Part};
-use bashgate_analyzer::Span;
-
-use crate::hook::{self, shell::names, shell::SHELL_BINARY};
 
 /// The status of a command the wrapper did not run, as a shell's for a
 /// command that cannot be executed.
 const NOT_RUN: u8 = 126;
-
-/// How Claude Code's line for a Bash command records the directory the
-/// command left the shell in.
-const CWD_MARK: &str = "pwd -P >| ";
 
 /// `bashgate-shell SCRIPT`: runs it for the client whose setting names
 /// this program, and returns its status only when it did not run it.
@@ -57,24 +51,16 @@ pub fn main() -> ExitCode {
     // The client is the one whose setting, which it hands to what it runs,
     // names this program.
     let me = std::env::current_exe().unwrap_or_default();
-    let client = bashgate::clients::all().iter().find(|(_, c)| {
-        c.shell_prefix_env
+    let client = hook::CLIENTS.iter().find(|c| {
+        c.described()
+            .shell_prefix_env
             .as_deref()
             .and_then(|v| std::env::var(v).ok())
             .is_some_and(|v| names(&v, &me))
     });
     match client {
-        Some((key, _)) => wrap(key, script),
+        Some(c) => refuse(&wrap(c, script)),
         None => refuse("no client's shell-wrapper setting names this program, so bashgate cannot tell whose command it is"),
-    }
-}
-
-/// Runs `script` as the client asked, fenced where the gate decided so.
-/// Returns only when it does not run it.
-fn wrap(client: &str, script: String) -> ExitCode {
-    match client {
-        "claude" => refuse(&claude(script)),
-        other => refuse(&format!("no shell wrapper for a client named {other:?}")),
     }
 }
 
@@ -85,29 +71,20 @@ fn refuse(why: &str) -> ExitCode {
     ExitCode::from(NOT_RUN)
 }
 
-/// Claude Code: `SCRIPT` is the line it would give its shell, with the
-/// agent's command inside one `eval` (see [`claude_command`]).
-fn claude(script: String) -> String {
-    let found = claude_command(&script);
-    // Claude Code tells its hooks and MCP servers the project directory
-    // (the client table's `project_dir_env`) and its Bash tool not, and a
-    // Bash line always ends by recording the directory (`pwd -P >|`): only
-    // a line with neither mark of a Bash command is one of the client's
-    // own programs (this one's hook among them), run as it is.
-    let told_project = bashgate::clients::get("claude").is_some_and(|c| {
-        c.project_dir_env
-            .iter()
-            .any(|v| std::env::var_os(v).is_some())
-    });
-    let bash_line = found.is_some() || script.contains(CWD_MARK) || !told_project;
-    if !bash_line {
-        return exec(Command::new("/bin/sh").arg("-c").arg(&script));
-    }
-    let Some(session) = std::env::var("CLAUDE_CODE_SESSION_ID")
-        .ok()
-        .filter(|s| !s.is_empty())
-    else {
-        return "Claude Code did not say which session runs it (CLAUDE_CODE_SESSION_ID), so bashgate cannot find its decision".into();
+/// Runs `script` as the client asked, fenced where the gate decided so.
+/// Returns only when it does not run it, with why.
+fn wrap(client: &Client, script: String) -> String {
+    let found = match (client.script)(&script) {
+        Script::ClientsOwn => return exec(Command::new("/bin/sh").arg("-c").arg(&script)),
+        Script::Agents(found) => found,
+    };
+    let c = client.described();
+    let var = c.shell_session_env.as_deref().unwrap_or_default();
+    let Some(session) = std::env::var(var).ok().filter(|s| !s.is_empty()) else {
+        return format!(
+            "{} did not say which session runs it ({var}), so bashgate cannot find its decision",
+            c.name
+        );
     };
     let command = found.as_ref().map_or(script.as_str(), |f| f.text.as_str());
     let how = match decision(&session, command, found.is_some()) {
@@ -235,7 +212,7 @@ fn decision(session: &str, command: &str, exact: bool) -> Result<HowToRun, Strin
 }
 
 /// The shell the client runs its commands with: its `SHELL` when that is
-/// bash or zsh (what Claude Code runs), else bash.
+/// bash or zsh, else bash.
 fn shell() -> OsString {
     std::env::var_os("SHELL")
         .filter(|s| {
@@ -249,123 +226,4 @@ fn shell() -> OsString {
 fn exec(c: &mut Command) -> String {
     let e = c.exec();
     format!("{:?} could not be started ({e})", c.get_program())
-}
-
-/// The agent's command inside a script Claude Code runs, and where its
-/// word is.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Found {
-    pub text: String,
-    pub word: Span,
-}
-
-/// The agent's command in `script`, when the script is of the shape Claude
-/// Code gives its shell: its own set-up, then `eval WORD < /dev/null`, then
-/// `pwd -P >| FILE` (the directory the command left the shell in). WORD
-/// must be quoted text and nothing else, so that what `eval` runs is its
-/// value exactly, and it must be the only `eval` in the script. Anything
-/// else is not taken apart (`None`).
-pub fn claude_command(script: &str) -> Option<Found> {
-    let commands = bashgate_analyzer::syntax(script)?;
-    let mut simple = Vec::new();
-    for c in &commands {
-        simples(c, &mut simple);
-    }
-    let name = |s: &bashgate_analyzer::ir::Simple| s.words.first().and_then(|w| w.static_value());
-    let evals: Vec<_> = simple
-        .iter()
-        .filter(|s| name(s).as_deref() == Some("eval"))
-        .collect();
-    let [eval] = evals[..] else {
-        return None;
-    };
-    let tracks_cwd = simple.iter().any(|s| {
-        name(s).as_deref() == Some("pwd")
-            && s.words.len() == 2
-            && s.words[1].static_value().as_deref() == Some("-P")
-            && s.redirects.iter().any(|r| r.op == ">|")
-    });
-    if !tracks_cwd || eval.words.len() != 2 || !eval.assignments.is_empty() {
-        return None;
-    }
-    let word = &eval.words[1];
-    let literal = word.parts.iter().all(|p| match p {
-        Part::Lit { quoted: true, .. } => true,
-        // Unquoted text that no expansion touches.
-        Part::Lit { text, .. } => text
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_./,:=+@%-".contains(&b)),
-        Part::Dynamic(_) => false,
-    });
-    let text = word.static_value().filter(|_| literal)?;
-    Some(Found {
-        text,
-        word: word.span,
-    })
-}
-
-/// Every simple command in `c`, substitutions' aside (Claude Code's own
-/// set-up has none the agent writes).
-fn simples<'a>(c: &'a Cmd, out: &mut Vec<&'a bashgate_analyzer::ir::Simple>) {
-    match c {
-        Cmd::Simple(s) => out.push(s),
-        Cmd::Pipeline(p) => p.stages.iter().for_each(|s| simples(s, out)),
-        Cmd::Compound(k) => k.body.iter().for_each(|s| simples(s, out)),
-        Cmd::Function(f) => simples(&f.body, out),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The shape Claude Code 2.1.330 gives its shell (its set-up, then the
-    /// command), with `cmd` quoted as it quotes it.
-    fn script(quoted: &str) -> String {
-        format!(
-            "source /h/.claude/shell-snapshots/snapshot-bash-1-x.sh 2>/dev/null || true && \
-             {{ \\builtin shopt -u extglob || \\builtin setopt NO_EXTENDED_GLOB; }} >/dev/null 2>&1 || true && \
-             {{ \\builtin unalias -- 'which'; \\builtin unset -f -- 'which'; }} >/dev/null 2>&1 || true && \
-             {{ \\builtin unalias -- 'unsetenv'; \\builtin unset -f -- 'unsetenv'; }} >/dev/null 2>&1 || true && \
-             eval {quoted} < /dev/null && pwd -P >| /tmp/claude-a2b8-cwd"
-        )
-    }
-
-    #[test]
-    fn finds_the_agents_command_exactly() {
-        for (quoted, text) in [
-            ("'echo hi > out.txt && pwd'", "echo hi > out.txt && pwd"),
-            (
-                r#"'cd /tmp && echo '"'"'it'"'"''"'"'s'"'"' "$HOME"'"#,
-                r#"cd /tmp && echo 'it''s' "$HOME""#,
-            ),
-            ("ls", "ls"),
-            ("'eval x; pwd -P >| y'", "eval x; pwd -P >| y"),
-        ] {
-            let s = script(quoted);
-            let f = claude_command(&s).unwrap_or_else(|| panic!("{s}"));
-            assert_eq!(f.text, text);
-            assert_eq!(&s[f.word.start..f.word.end], quoted);
-        }
-    }
-
-    #[test]
-    fn leaves_every_other_shape_alone() {
-        for s in [
-            // What eval runs is not the word's text.
-            script("\"$__CLAUDE_CC_COMMAND_TEXT\""),
-            script("~/x"),
-            script("'a' *"),
-            script("{a,b}"),
-            // Two evals, no eval, no directory tracking, a broken script.
-            format!("eval 'a' && {}", script("'b'")),
-            "source /x && pwd -P >| /tmp/c".to_string(),
-            "eval 'make test' < /dev/null".to_string(),
-            script("'unterminated"),
-            "/usr/bin/bashgate-hook claude".to_string(),
-            String::new(),
-        ] {
-            assert_eq!(claude_command(&s), None, "{s}");
-        }
-    }
 }

@@ -143,7 +143,7 @@ pub fn is_git_dir(dir: &Path) -> bool {
 }
 
 /// A symlink the fence keeps as it was: a control place that is a link,
-/// or a link on the way from one to what it names (`.claude -> cfg/claude`
+/// or a link on the way from one to what it names (`.agent -> cfg/agent`
 /// with `cfg -> real`). A mount cannot cover a link's own name, so after
 /// the run each is checked and, if removed or replaced, put back.
 #[derive(Debug, Clone, PartialEq, Eq)]

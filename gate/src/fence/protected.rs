@@ -369,13 +369,8 @@ mod tests {
             "/home/u/proj/a/.cargo",
             "/home/u/proj/a/.vscode",
             "/home/u/.ssh",
-            "/home/u/.claude",
-            "/home/u/.claude.json",
-            "/home/u/proj/.claude",
             "/home/u/proj/.bashgate.toml",
             "/home/u/proj/.mcp.json",
-            "/home/u/proj/CLAUDE.md",
-            "/home/u/proj/a/sub/.gemini",
             "/home/u/.local/bin",
             "/home/u/bin",
             "/etc/profile.d",
@@ -389,6 +384,14 @@ mod tests {
             );
         }
         assert!(got.iter().all(|p| p.is_absolute()));
+        // Every control place of the kinds the fence keeps (clients'
+        // settings and instructions among them), in each directory from
+        // the project's root down.
+        for name in control_names() {
+            for dir in ["/home/u/proj", "/home/u/proj/a", "/home/u/proj/a/sub"] {
+                assert!(got.contains(&Path::new(dir).join(&name)), "{dir}/{name}");
+            }
+        }
         // Every client's settings, at home and in each directory from the
         // project's root down (the client table).
         for c in crate::clients::all().values() {

@@ -1,4 +1,4 @@
-//! Seed 003's allowlist: only permitted programs run, and pkill, chmod, rm
+//! The allowlist: only permitted programs run, and pkill, chmod, rm
 //! and init.sh pass their validators. A command that cannot be fully read
 //! (parse error, computed program name, computed script, a limit hit) is
 //! blocked. Every resolved invocation is checked, so wrappers and embedded
@@ -64,8 +64,8 @@ pub struct Allowlist {
 /// A validator's answer: `Err` carries what is wrong.
 pub type Validation = Result<(), String>;
 
-/// The processes seed 003 lets the agent stop (`pkill node`): the project's
-/// own development servers and tools.
+/// The processes the agent may stop by default (`pkill node`): the
+/// project's own development servers and tools, the built-in `[pkill]` list.
 pub fn pkill_allowed() -> &'static [String] {
     &DATA.pkill.allowed
 }
@@ -360,7 +360,7 @@ mod tests {
             .map(|d| d.rule.unwrap().id().to_string())
     }
 
-    // The seed's own examples.
+    // The specified examples: what each validator must accept and refuse.
     #[test]
     fn seed_003_pkill() {
         let allowed = allowlist().pkill;

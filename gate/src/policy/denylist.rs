@@ -1,4 +1,4 @@
-//! Seed 002's deterministic denylist: banned programs, banned subcommand
+//! The deterministic denylist: banned programs, banned subcommand
 //! patterns, dangerous pipes, plus the user's `denied_commands`. Checked on
 //! every resolved invocation, so chains, pipelines, `$()`, `bash -c` and
 //! wrappers (`env sudo ...`) are all covered. The tables live in

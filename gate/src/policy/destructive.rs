@@ -122,7 +122,8 @@ enum Target {
     /// find: it deletes or runs a changing program under a starting point
     /// that is not a place it may change.
     Tree,
-    /// Some process name is not one the project may stop (seed 003's list).
+    /// Some process name is not one the project may stop (the built-in
+    /// `[pkill]` list in `data/allowlist.toml`).
     Processes,
     /// git push: a branch it updates is protected (`protected_branches`):
     /// one named as a destination, the current branch when none is named,

@@ -1,4 +1,4 @@
-//! Seed 001's git guard: `git push`, `pull` and `rebase` (configurable) are
+//! The git guard: `git push`, `pull` and `rebase` (configurable) are
 //! blocked with a message saying what to do instead. Checked on resolved
 //! invocations, so `cd repo && git push`, `git -C repo push` and
 //! `bash -c 'git pull'` are all caught, while `echo git push` is not.
@@ -63,7 +63,7 @@ mod tests {
         check(&GitGuardConfig::default(), &call).is_some()
     }
 
-    // Seed 001, task 6.
+    // The specified cases: push, pull and rebase blocked, the rest not.
     #[test]
     fn seed_001_guard_git() {
         assert!(blocked("git push origin main"));

@@ -82,18 +82,15 @@ mod tests {
     #[test]
     fn globs_match_as_bash_would_at_least() {
         assert!(glob_match(
-            "/p/.claude/setting?.json",
-            "/p/.claude/settings.json"
+            "/p/.agent/setting?.json",
+            "/p/.agent/settings.json"
         ));
-        assert!(glob_match("/p/.cl*", "/p/.claude"));
-        assert!(glob_match("/p/*", "/p/.claude/settings.json"));
-        assert!(glob_match(
-            "/p/[.]claude/*.json",
-            "/p/.claude/settings.json"
-        ));
-        assert!(glob_match("/p/[!x]claude", "/p/.claude"));
-        assert!(!glob_match("/p/*.o", "/p/.claude/settings.json"));
-        assert!(!glob_match("/p/build/*", "/p/.claude"));
-        assert!(!glob_match("/p/[a-c]laude", "/p/.claude"));
+        assert!(glob_match("/p/.ag*", "/p/.agent"));
+        assert!(glob_match("/p/*", "/p/.agent/settings.json"));
+        assert!(glob_match("/p/[.]agent/*.json", "/p/.agent/settings.json"));
+        assert!(glob_match("/p/[!x]agent", "/p/.agent"));
+        assert!(!glob_match("/p/*.o", "/p/.agent/settings.json"));
+        assert!(!glob_match("/p/build/*", "/p/.agent"));
+        assert!(!glob_match("/p/[a-c]gent", "/p/.agent"));
     }
 }

@@ -1,10 +1,12 @@
 //! The shape every policy layer has, and what a layer sees of a call.
 //!
 //! A layer looks at one call and passes, decides (deny ends the walk, asks
-//! are gathered), or doubts (the path policy could not settle where a
-//! command reaches: its verdict counts as at least `unknown`). What a layer
-//! needs from the gate around it (the configuration, the Cop, the secrets
-//! scanner) comes through [`Env`], so layers never reach into the engine.
+//! are gathered), doubts (the path policy could not settle where a command
+//! reaches: its verdict counts as at least `unknown`), or gives an ask that
+//! stands only if the command would not run fenced ([`Step::Bounded`]).
+//! What a layer needs from the gate around it (the configuration, the Cop,
+//! the secrets scanner) comes through [`Env`], so layers never reach into
+//! the engine.
 
 use std::path::Path;
 

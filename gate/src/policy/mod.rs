@@ -1,7 +1,8 @@
 //! The policy layers, in the order they run. Each looks at a call (a Bash
-//! command, a workspace tool or a service call) and passes, decides or
-//! doubts; the first deny wins and nothing a later layer says can undo it,
-//! asks are gathered. What is left goes to the taint cascade.
+//! command, a workspace tool or a service call) and passes, decides,
+//! doubts, or asks only if the command would not run fenced ([`Step`]);
+//! the first deny wins and nothing a later layer says can undo it, asks
+//! are gathered. What is left goes to the taint cascade.
 //!
 //! To add a layer: write a module with a type that implements
 //! [`PolicyLayer`] and a `build` function, and put `build` in [`LAYERS`] where
@@ -35,10 +36,12 @@ use crate::rules::GateRule;
 pub type Build = fn(&Config) -> Option<Box<dyn PolicyLayer + Send + Sync>>;
 
 /// The order is the policy: what can never be allowed first, then the
-/// user's lists, then what needs the session's taint, then plugins. Each
-/// layer is named by the [`Layer`] its decisions report (the service layer
-/// also reports `clean-room`), so `bashgate config` lists and `bashgate
-/// audit --layer` takes the same names.
+/// built-in guards (a command not read to the end, a fence's leftovers,
+/// destruction, bashgate's own files, a tainted session's writes), then
+/// the user's lists, then services and secrets leaving the machine, then
+/// plugins. Each layer is named by the [`Layer`] its decisions report (the
+/// service layer also reports `clean-room`), so `bashgate config` lists
+/// and `bashgate audit --layer` takes the same names.
 pub const LAYERS: &[(Layer, Build)] = &[
     (Layer::Always, always::build),
     (Layer::Limits, incomplete::build),

@@ -1,4 +1,4 @@
-//! Seed 002's path policy: the agent may touch only `allowed_dirs`. Path
+//! The path policy: the agent may touch only `allowed_dirs`. Path
 //! arguments of every resolved invocation and every redirect target are
 //! resolved against the hook's `cwd` (and any `cd` target in the command),
 //! with `~` expanded, `..` applied and symlinks followed, then checked.

@@ -2,9 +2,8 @@
 //! taint lives in the state directory and the rules in the configuration
 //! and the client's settings (which hold the hook itself); a command that
 //! deletes a session file, rewrites `.bashgate.toml` or drops the hook from
-//! a client's settings (`.claude/settings.json`, `.codex/hooks.json`,
-//! `.gemini/settings.json`, `.github/hooks/`, `.cursor/hooks.json`: every
-//! client in the client table) would switch the gate off.
+//! a client's settings (every file the client table lists for every
+//! client) would switch the gate off.
 //!
 //! What a command can touch comes from the analyzer's write model (the
 //! files each invocation writes and removes, globs and run-time parts kept
@@ -150,7 +149,7 @@ impl SelfGuard {
                 protected.push(cwd.join(p));
             }
             // Every client's settings here, as they exist (for a glob in
-            // a command, `cp x .claude/setting?.json`, to be matched
+            // a command, `cp x .agent/setting?.json`, to be matched
             // against); `place` finds them wherever else they lie.
             for p in crate::clients::settings_patterns() {
                 match p.rsplit_once('/') {
@@ -362,7 +361,7 @@ impl SelfGuard {
             }
             // Trees written over protected files: asked in a tainted
             // session (untainted, `git checkout main` in a project with
-            // Claude Code settings is everyday work).
+            // a client's settings committed is everyday work).
             if tainted {
                 if let Some(d) = self.bulk(call, inv) {
                     asked.get_or_insert(d);
@@ -499,7 +498,7 @@ impl SelfGuard {
             p.ancestors()
                 .any(|a| a.to_str().is_some_and(|a| !a.is_empty() && ends(a)))
         }) || client_settings().any(|pattern| {
-            // A glob or a directory of settings (`.claude/settings*`,
+            // A glob or a directory of settings (`.agent/settings*`,
             // `.github/hooks`) holds files of the kinds clients read
             // (`.json`, `.toml`: every named settings file's extension).
             let last = pattern.rsplit('/').next().unwrap_or(pattern);
@@ -737,6 +736,19 @@ fn ask(what: &str, why: &str) -> Decision {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A client's project settings file, from the client table.
+    fn settings() -> &'static str {
+        &crate::clients::all().values().next().unwrap().hook_file
+    }
+
+    /// A client's local settings file (the person's own, in the project).
+    fn local_settings() -> &'static str {
+        crate::clients::all()
+            .values()
+            .find_map(|c| c.local_hook_files.first())
+            .unwrap()
+    }
     use bashgate_analyzer::analyze;
 
     fn denied(guard: &SelfGuard, cwd: &Path, cmd: &str) -> bool {
@@ -763,7 +775,7 @@ mod tests {
         assert!(denied(&g, &proj, &format!("echo x > {}", cfg.display())));
         assert!(denied(&g, &proj, "echo x >> .bashgate.toml"));
         assert!(denied(&g, &proj, "cp x deep/dir/.bashgate.toml"));
-        assert!(denied(&g, &proj, "rm .claude/settings.local.json"));
+        assert!(denied(&g, &proj, &format!("rm {}", local_settings())));
         // `<>` opens for writing too (and creates the file).
         assert!(denied(&g, &proj, "echo x 1<> .bashgate.toml"));
         assert!(denied(&g, &proj, "bash -c 'echo x > .bashgate.toml'"));
@@ -771,8 +783,9 @@ mod tests {
         assert!(!denied(&g, &proj, "grep x .bashgate.toml"));
         assert!(!denied(&g, &proj, "echo x > notes.txt && rm -rf build"));
         // What find hands the program it runs is what its tests match.
-        std::fs::create_dir_all(proj.join(".claude")).unwrap();
-        std::fs::write(proj.join(".claude/settings.json"), "{}").unwrap();
+        let f = settings();
+        std::fs::create_dir_all(proj.join(f).parent().unwrap()).unwrap();
+        std::fs::write(proj.join(f), "{}").unwrap();
         let g = SelfGuard::new(&state, Some(&cfg), &proj);
         assert!(!denied(&g, &proj, "find . -name '*.txt' -exec rm {} \\;"));
         assert!(!denied(&g, &proj, "find . -exec echo -delete \\; -print"));
@@ -781,16 +794,14 @@ mod tests {
         assert!(denied(
             &g,
             &proj,
-            "find . -name '*.txt' -exec rm {} .claude/settings.json \\;"
+            &format!("find . -name '*.txt' -exec rm {{}} {f} \\;")
         ));
         assert!(!denied(
             &g,
             &proj,
             "curl https://example.com/.bashgate.toml"
         ));
-        assert!(g
-            .check_path("Write", &proj, ".claude/settings.json")
-            .is_some());
+        assert!(g.check_path("Write", &proj, f).is_some());
         assert!(g.check_path("Write", &proj, "src/main.rs").is_none());
     }
 
@@ -832,8 +843,9 @@ mod tests {
     fn git_reaches_a_protected_file_only_when_it_tracks_it() {
         let t = tempfile::tempdir().unwrap();
         let proj = t.path().join("proj");
-        std::fs::create_dir_all(proj.join(".claude")).unwrap();
-        std::fs::write(proj.join(".claude/settings.json"), "{}").unwrap();
+        let f = settings();
+        std::fs::create_dir_all(proj.join(f).parent().unwrap()).unwrap();
+        std::fs::write(proj.join(f), "{}").unwrap();
         std::fs::write(proj.join("README"), "x").unwrap();
         let git = |args: &[&str]| {
             let out = std::process::Command::new("git")
@@ -873,7 +885,7 @@ mod tests {
         }
         // A patch writes whatever names it holds, tracked or not.
         assert!(asked("git apply fix.patch"));
-        git(&["add", ".claude/settings.json"]);
+        git(&["add", f]);
         for cmd in everyday {
             assert!(asked(cmd), "tracked settings: {cmd}");
         }
@@ -959,10 +971,13 @@ mod tests {
         // creates it.
         let links = t.path().join("links");
         std::fs::create_dir_all(&links).unwrap();
-        std::os::unix::fs::symlink(proj.join(".claude/settings.local.json"), links.join("a"))
-            .unwrap();
+        std::os::unix::fs::symlink(proj.join(local_settings()), links.join("a")).unwrap();
         std::os::unix::fs::symlink("b", links.join("c")).unwrap();
-        std::os::unix::fs::symlink(home.join(".codex/hooks.json"), links.join("b")).unwrap();
+        let user = crate::clients::all()
+            .values()
+            .find_map(|c| c.user_hook_file.as_deref())
+            .unwrap();
+        std::os::unix::fs::symlink(home.join(user), links.join("b")).unwrap();
         for link in ["a", "c"] {
             let link = links.join(link).display().to_string();
             let link = link.as_str();
@@ -974,7 +989,8 @@ mod tests {
         }
         // Work beside them is not the gate's business.
         assert!(!denied(&g, &proj, "echo x > .github/workflows/ci.yml"));
-        assert!(!denied(&g, &proj, "echo x > .gemini-notes.md"));
+        let top = settings().split('/').next().unwrap();
+        assert!(!denied(&g, &proj, &format!("echo x > {top}-notes.md")));
         // bashgate's own programs, which the settings name.
         let exe = std::env::current_exe().unwrap();
         assert!(g
@@ -987,11 +1003,15 @@ mod tests {
         ));
         // The hook program itself, run by hand, is the client speaking.
         for cmd in [
-            "echo '{}' | bashgate-hook claude",
-            "env bashgate-hook gemini < ev.json",
+            "echo '{}' | bashgate-hook CLIENT",
+            "env bashgate-hook CLIENT < ev.json",
             "/usr/local/bin/bashgate-hook --version",
         ] {
-            assert!(denied(&g, &proj, cmd), "{cmd}");
+            let cmd = cmd.replace(
+                "CLIENT",
+                &crate::clients::all().values().next().unwrap().key,
+            );
+            assert!(denied(&g, &proj, &cmd), "{cmd}");
         }
     }
 }

@@ -1,7 +1,7 @@
-//! Service gating (seed 004): calls to MCP servers, WebFetch and the like,
-//! by the service's declared trust and the session's taint. An admin
-//! workspace (the clean room) may not touch a public source at all; a
-//! write elsewhere goes through the gating matrix in `services.rs`.
+//! Service gating: calls to MCP servers, WebFetch and the like, by the
+//! service's declared trust and the session's taint. An admin workspace
+//! (the clean room) may not touch a public source at all; a write
+//! elsewhere goes through the gating matrix in `services.rs`.
 
 use super::{reason, Call, Env, PolicyLayer, ServiceCall, Step, Subject};
 use crate::config::Config;

@@ -122,7 +122,6 @@ mod tests {
         for bad in [
             ".git/hooks/pre-commit",
             "sub/.git/config",
-            ".claude/settings.local.json",
             ".vscode/tasks.json",
             "../other/file",
             "/etc/profile.d/x.sh",

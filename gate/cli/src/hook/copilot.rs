@@ -19,12 +19,13 @@
 
 use serde_json::{json, Map, Value};
 
-use super::names::{self, ClientName};
+use super::names;
 use super::{Event, FenceRoute, Kind, Protocol, Reply};
 
 pub struct Copilot;
 
 impl Protocol for Copilot {
+    const KEY: &'static str = "copilot";
     const EXPECTED: &'static str = "GitHub Copilot CLI's hook event JSON";
     const DEFERS_ALLOW: bool = true;
     const FENCE: FenceRoute = FenceRoute::Unavailable(
@@ -67,10 +68,10 @@ impl Protocol for Copilot {
             session: first(&o, &["sessionId", "session_id"]),
             cwd: first(&o, &["cwd"]).map(Into::into),
             input: match &tool {
-                Some(t) => names::input(ClientName::Copilot, t, input),
+                Some(t) => names::input(Self::KEY, t, input),
                 None => input,
             },
-            tool: tool.map(|t| names::tool(ClientName::Copilot, &t)),
+            tool: tool.map(|t| names::tool(Self::KEY, &t)),
         })
     }
 

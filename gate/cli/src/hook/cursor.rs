@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 
 use bashgate::decision::Permission;
 
-use super::names::{self, ClientName};
+use super::names;
 use super::{Event, FenceRoute, Kind, Protocol, Reply};
 
 pub struct Cursor;
@@ -29,6 +29,7 @@ pub struct Cursor;
 const ASK_AS_DENY: &str = "bashgate wants a person to approve this command, and Cursor may run a command a hook asks about without asking: do not retry it or work around it; tell the user what you wanted to run and why, and let them run it themselves or allow it in bashgate's configuration";
 
 impl Protocol for Cursor {
+    const KEY: &'static str = "cursor";
     const EXPECTED: &'static str = "Cursor's hook event JSON";
     const DEFERS_ALLOW: bool = true;
     const FENCE: FenceRoute = FenceRoute::Unavailable(
@@ -82,11 +83,11 @@ impl Protocol for Cursor {
                         // its own (unknown unless configured).
                         format!("mcp__cursor__{t}")
                     } else {
-                        names::tool(ClientName::Cursor, &t)
+                        names::tool(Self::KEY, &t)
                     }
                 });
                 let input = match &tool {
-                    Some(t) => names::input(ClientName::Cursor, t, input),
+                    Some(t) => names::input(Self::KEY, t, input),
                     None => input,
                 };
                 (kind, tool, input)

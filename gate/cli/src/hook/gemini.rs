@@ -17,14 +17,17 @@
 //! headless mode (`-p`) an `ask` ends the session without running the
 //! command.
 
+use std::path::Path;
+
 use serde_json::{json, Value};
 
-use super::names::{self, ClientName};
+use super::names;
 use super::{Event, FenceRoute, Kind, Protocol, Reply};
 
 pub struct Gemini;
 
 impl Protocol for Gemini {
+    const KEY: &'static str = "gemini";
     const EXPECTED: &'static str = "Gemini CLI's hook event JSON";
     const DEFERS_ALLOW: bool = true;
     // Gemini CLI's policy rules judge a command after this hook has
@@ -53,10 +56,10 @@ impl Protocol for Gemini {
             session: names::text(&o, "session_id"),
             cwd: names::text(&o, "cwd").map(Into::into),
             input: match &tool {
-                Some(t) => names::input(ClientName::Gemini, t, input),
+                Some(t) => names::input(Self::KEY, t, input),
                 None => input,
             },
-            tool: tool.map(|t| names::tool(ClientName::Gemini, &t)),
+            tool: tool.map(|t| names::tool(Self::KEY, &t)),
         })
     }
 
@@ -90,12 +93,48 @@ impl Protocol for Gemini {
         }
     }
 
+    fn project_untrusted(project: &Path, home: &Path) -> Option<String> {
+        project_trust(project, home)
+    }
+
     fn audit_event(kind: &Kind) -> &'static str {
         match kind {
             Kind::Post => "gemini:AfterTool",
             _ => "gemini:BeforeTool",
         }
     }
+}
+
+/// Gemini CLI loads a folder's settings (and hooks) only when the person
+/// trusts it, unless they turned folder trust off.
+fn project_trust(project: &Path, home: &Path) -> Option<String> {
+    let settings: Value = std::fs::read_to_string(home.join(".gemini/settings.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null);
+    if settings["security"]["folderTrust"]["enabled"] == Value::Bool(false) {
+        return None;
+    }
+    if std::env::var_os("GEMINI_CLI_TRUST_WORKSPACE").is_some_and(|v| v == "true") {
+        return None;
+    }
+    let trusted: Value = std::fs::read_to_string(home.join(".gemini/trustedFolders.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null);
+    // TRUST_FOLDER trusts a folder and what is under it; TRUST_PARENT the
+    // folder's parent and what is under that.
+    let ok = trusted.as_object().is_some_and(|rules| {
+        rules.iter().any(|(path, rule)| {
+            let path = Path::new(path);
+            match rule.as_str() {
+                Some("TRUST_FOLDER") => project.starts_with(path),
+                Some("TRUST_PARENT") => path.parent().is_some_and(|p| project.starts_with(p)),
+                _ => false,
+            }
+        })
+    });
+    (!ok).then(|| format!("{} is not a trusted folder for Gemini CLI, which then ignores the project's settings and refuses to run headless: trust it (Gemini CLI's trust dialog, or \"{}\": \"TRUST_FOLDER\" in ~/.gemini/trustedFolders.json)", project.display(), project.display()))
 }
 
 #[cfg(test)]
@@ -125,5 +164,40 @@ mod tests {
             json!({"decision": "deny", "reason": "because"})
         );
         assert_eq!(Gemini::render(Reply::Nothing), json!({}));
+    }
+
+    /// Gemini CLI ignores an untrusted folder's settings, hooks and all.
+    #[test]
+    fn doctor_reports_an_untrusted_folder() {
+        use crate::doctor::tests::{program, report};
+        let t = tempfile::tempdir().unwrap();
+        let (proj, home, bin) = (t.path().join("p"), t.path().join("h"), t.path().join("b"));
+        for d in [&proj, &home, &bin] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        program(&bin.join("gemini"));
+        let c = bashgate::clients::get(Gemini::KEY).unwrap();
+        let exe = std::env::current_exe().unwrap();
+        let good = format!("{} hook gemini", exe.display());
+        crate::init::install(c, &proj.join(&c.hook_file), &good, 60).unwrap();
+        let r = report(Gemini::KEY, &proj, Some(&home), bin.to_str());
+        assert_eq!(r.status, "broken");
+        assert!(r.wirings[0].problems[0].contains("trusted folder"));
+        std::fs::create_dir_all(home.join(".gemini")).unwrap();
+        let canon = proj.canonicalize().unwrap();
+        std::fs::write(
+            home.join(".gemini/trustedFolders.json"),
+            format!("{{\"{}\": \"TRUST_PARENT\"}}", canon.join("sub").display()),
+        )
+        .unwrap();
+        assert_eq!(
+            report(Gemini::KEY, &proj, Some(&home), bin.to_str()).status,
+            "enforced"
+        );
+        // Wired and would fire, but no `gemini` on this PATH runs it.
+        assert_eq!(
+            report(Gemini::KEY, &proj, Some(&home), Some("")).status,
+            "not installed"
+        );
     }
 }

@@ -32,6 +32,8 @@ pub const DEFAULT_SESSION: &str = "default";
 pub struct JsonHook;
 
 impl Protocol for JsonHook {
+    // Not a client of the table: a caller's own application.
+    const KEY: &'static str = "json";
     const EXPECTED: &'static str =
         "a JSON object: {\"tool_name\", \"tool_input\", \"session_id\", \"cwd\"}";
     const DEFERS_ALLOW: bool = false;

@@ -12,8 +12,12 @@
 //! fail silently: bad input, a bad configuration, a panic, or a decision
 //! that outlives the budget all become an answer with a reason.
 //!
-//! To add a client: a module with a type implementing [`Protocol`], and a
-//! line in the CLI's `hook` subcommand that calls `run::<ThatType>`.
+//! To add a client: its table in `gate/data/clients.toml` (where its hooks
+//! and settings live, its tool names, whether it can ask), a module here
+//! with a type implementing [`Protocol`], and that type in [`CLIENTS`].
+//! Everything else (the `hook`, `init` and `uninstall` subcommands,
+//! `bashgate-hook`, `doctor`, the shell wrapper, self-protection and the
+//! fence) reads the two.
 
 pub mod claude;
 pub mod codex;
@@ -22,6 +26,9 @@ pub mod cursor;
 pub mod gemini;
 pub mod json;
 pub mod names;
+// Only bashgate-hook reads its own command line.
+#[allow(dead_code)]
+pub mod program;
 pub mod shell;
 
 use std::io::{self, Read, Write};
@@ -101,7 +108,7 @@ pub(crate) fn seen_text(o: &serde_json::Map<String, Value>) -> Option<String> {
 }
 
 /// The client's id for a tool call, under any of the names clients give it
-/// (Claude Code's `tool_use_id`).
+/// (`tool_use_id`, `toolCallId`, ...).
 pub(crate) fn call_id(o: &serde_json::Map<String, Value>) -> Option<String> {
     ["tool_use_id", "toolUseId", "tool_call_id", "toolCallId"]
         .iter()
@@ -136,7 +143,7 @@ pub enum FenceRoute {
     /// (`shell.rs`), named in the client table's `shell_prefix_env`: the
     /// hook leaves its decision there and the command's text stays the
     /// agent's, so the client's own rules judge what the agent wrote.
-    Wrapper { client: &'static str },
+    Wrapper,
     /// The caller runs the tool input the hook hands back (the JSON hook's
     /// application): the fenced line replaces the command.
     Rewrite,
@@ -147,8 +154,12 @@ pub enum FenceRoute {
     Unavailable(&'static str),
 }
 
-/// How one client speaks: its event in, its answer out.
+/// How one client speaks: its event in, its answer out; and what else
+/// about it only code can say.
 pub trait Protocol {
+    /// Its key in the client table (`gate/data/clients.toml`), as in
+    /// `bashgate hook KEY`.
+    const KEY: &'static str;
     /// What the client sends on stdin, for the message when it does not.
     const EXPECTED: &'static str;
     /// Whether the client has permission rules of its own. Then bashgate
@@ -167,6 +178,85 @@ pub trait Protocol {
     fn render(reply: Reply) -> Value;
     /// The event name in the audit log.
     fn audit_event(kind: &Kind) -> &'static str;
+    /// Why the client would not load the hooks of the project at
+    /// `project` (it wants the person to trust the project first), for
+    /// `bashgate doctor`; `home` is the person's home directory.
+    fn project_untrusted(_project: &Path, _home: &Path) -> Option<String> {
+        None
+    }
+    /// Why the client would skip bashgate's hooks in the settings file
+    /// `file` (parsed: `root`), for `bashgate doctor`.
+    fn hooks_untrusted(_file: &Path, _root: &Value, _home: Option<&Path>) -> Vec<String> {
+        Vec::new()
+    }
+    /// What a script the client runs through its shell wrapper is (see
+    /// [`FenceRoute::Wrapper`]). By default all of it is the agent's.
+    fn script(_script: &str) -> shell::Script {
+        shell::Script::Agents(None)
+    }
+}
+
+/// One client bashgate has a hook for, as the surfaces use it: its
+/// [`Protocol`] as plain functions.
+// Each program built from these files uses part of it (`bashgate-hook`
+// only `run`, the shell wrapper only `script`).
+#[allow(dead_code)]
+pub struct Client {
+    /// Its key in the client table and in `bashgate hook KEY`.
+    pub key: &'static str,
+    /// Runs one hook invocation (see [`run`]).
+    pub run: fn(Option<&Path>, Option<&str>),
+    /// See [`Protocol::project_untrusted`].
+    pub project_untrusted: fn(&Path, &Path) -> Option<String>,
+    /// See [`Protocol::hooks_untrusted`].
+    pub hooks_untrusted: fn(&Path, &Value, Option<&Path>) -> Vec<String>,
+    /// See [`Protocol::script`].
+    pub script: fn(&str) -> shell::Script,
+}
+
+impl Client {
+    const fn of<P: Protocol>() -> Client {
+        Client {
+            key: P::KEY,
+            run: run::<P>,
+            project_untrusted: P::project_untrusted,
+            hooks_untrusted: P::hooks_untrusted,
+            script: P::script,
+        }
+    }
+
+    /// What the client table says about it.
+    #[allow(dead_code)]
+    pub fn described(&self) -> &'static bashgate::clients::Client {
+        bashgate::clients::get(self.key).expect("every hook's client is in gate/data/clients.toml")
+    }
+}
+
+/// Every client bashgate has a hook for, in the order `doctor` reports
+/// them. The framework-neutral JSON hook is not a client of the table.
+pub const CLIENTS: [Client; 5] = [
+    Client::of::<claude::Claude>(),
+    Client::of::<codex::Codex>(),
+    Client::of::<gemini::Gemini>(),
+    Client::of::<copilot::Copilot>(),
+    Client::of::<cursor::Cursor>(),
+];
+
+/// Whether a hook command is bashgate's hook for `client` (any binary
+/// path, `bashgate hook CLIENT` or `bashgate-hook CLIENT`, with or without
+/// `--remote`).
+pub fn is_ours(command: &str, client: &str) -> bool {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let hook = |w: &str| {
+        let w = w.trim_matches(|c| c == '\'' || c == '"');
+        w == "hook" || w.rsplit('/').next() == Some(HOOK_BINARY)
+    };
+    words.windows(2).any(|w| hook(w[0]) && w[1] == client) && command.contains("bashgate")
+}
+
+/// The client `bashgate hook KEY` speaks for.
+pub fn client(key: &str) -> Option<&'static Client> {
+    CLIENTS.iter().find(|c| c.key == key)
 }
 
 /// The hook input as a JSON object, or why it is not one. `expected` says
@@ -263,9 +353,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
     let tickets = bashgate::runs::Tickets::new(&config.state_dir());
     let left_for = &tickets;
     let shell_tool = match P::FENCE {
-        FenceRoute::Wrapper { client } => {
-            bashgate::clients::get(client).map(|c| c.shell_tool.as_str())
-        }
+        FenceRoute::Wrapper => bashgate::clients::get(P::KEY).map(|c| c.shell_tool.as_str()),
         _ => None,
     };
     // `left`: the session, when the client's shell wrapper takes this
@@ -379,15 +467,16 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
     let confine = config.confine.clone();
     let state_dir = config.state_dir();
     let probe = move |kind| {
-        if let FenceRoute::Wrapper { client } = P::FENCE {
+        if let FenceRoute::Wrapper = P::FENCE {
             // The wrapper reads the person's configuration as found
             // without a flag: one the hook was given, it would not.
             if config_flag.is_some() {
                 return Fence::Unavailable(format!(
-                    "the hook runs with --config, which {client}'s shell wrapper is not given"
+                    "the hook runs with --config, which {}'s shell wrapper is not given",
+                    P::KEY
                 ));
             }
-            if let Err(why) = shell::installed(client) {
+            if let Err(why) = shell::installed(P::KEY) {
                 return Fence::Unavailable(why);
             }
         }
@@ -396,7 +485,7 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
     let fence = match P::FENCE {
         _ if event.kind != Kind::Pre => FenceOffer::known(Fence::not_offered()),
         FenceRoute::Unavailable(why) => FenceOffer::known(Fence::Unavailable(why.into())),
-        FenceRoute::Wrapper { .. } | FenceRoute::Rewrite => FenceOffer::probed(&probe),
+        FenceRoute::Wrapper | FenceRoute::Rewrite => FenceOffer::probed(&probe),
     };
     // Whether this call is the shell tool's, whose decision the client's
     // wrapper takes.
@@ -905,9 +994,6 @@ fn answer(v: &Value) -> bool {
     true
 }
 
-/// Answers `on_error` (rendered by `render`) and exits if the decision is
-/// not made within the budget. Started only before an operation that may
-/// block, so the fast path spawns no thread.
 /// When the hook started: every deadline counts from here.
 static START: OnceLock<Instant> = OnceLock::new();
 
@@ -915,7 +1001,9 @@ static START: OnceLock<Instant> = OnceLock::new();
 /// without it (the configuration is not read yet: the default `on_error`).
 const READ_DEADLINE: Duration = Duration::from_secs(10);
 
-/// Answers `on_error` once `budget_ms` have passed since the hook started.
+/// Answers `on_error` (rendered by `render`) and exits once `budget_ms`
+/// have passed since the hook started without a decision. Started only
+/// before an operation that may block, so the fast path spawns no thread.
 fn start_watchdog(budget_ms: u64, on_error: OnError, render: fn(&Decision) -> Value) {
     let budget = Duration::from_millis(budget_ms);
     std::thread::spawn(move || {
@@ -946,5 +1034,29 @@ pub(crate) fn write_audit(path: Option<&Path>, r: Record) {
     };
     if let Err(e) = Audit::new(path.to_path_buf()).append(&r) {
         eprintln!("bashgate: audit record not written: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every client of the table has a hook, and every hook a client of the
+    /// table: a client cannot be described and left unspoken for, or
+    /// spoken for and left unprotected.
+    #[test]
+    fn the_hooks_and_the_client_table_name_the_same_clients() {
+        let hooks: Vec<&str> = CLIENTS.iter().map(|c| c.key).collect();
+        let table: Vec<&str> = bashgate::clients::all()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut sorted = hooks.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, table);
+        for key in hooks {
+            assert_eq!(client(key).map(|c| c.described().key.as_str()), Some(key));
+        }
+        assert!(client("json").is_none());
     }
 }

@@ -1,10 +1,31 @@
 //! The client's shell wrapper as the hook and `init` see it: the program
 //! `bashgate-shell` (src/wrapper.rs), named, alone, in the client's setting
-//! for it (Claude Code's `CLAUDE_CODE_SHELL_PREFIX`, the client table's
-//! `shell_prefix_env`). The hook offers the fence to such a client only
-//! when that setting names the wrapper beside it.
+//! for it (the client table's `shell_prefix_env`). The hook offers the
+//! fence to such a client only when that setting names the wrapper beside
+//! it.
 
 use std::path::{Path, PathBuf};
+
+use bashgate_analyzer::Span;
+
+/// What a script the client hands its shell wrapper is.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Script {
+    /// The agent's command, found in it (then only that word runs fenced)
+    /// or not told apart from the client's own set-up around it (then all
+    /// of it does).
+    Agents(Option<Found>),
+    /// One of the client's own programs (its hooks, its tool servers), run
+    /// as it is.
+    ClientsOwn,
+}
+
+/// The agent's command inside a script, and where its word is.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Found {
+    pub text: String,
+    pub word: Span,
+}
 
 /// The wrapper program, installed beside `bashgate` and `bashgate-hook`.
 pub const SHELL_BINARY: &str = "bashgate-shell";

@@ -27,8 +27,8 @@ use serde_json::json;
 
 use super::{blocking, ApiError, ApiJson, ApiResult, App};
 use bashgate::remember;
-use bashgate::store::{random_bytes, token_hash, Answered};
 use bashgate::taint::{self, SessionState, Source};
+use bashgate_store::{random_bytes, token_hash, Answered};
 
 pub fn router(app: Arc<App>) -> Router {
     Router::new()

@@ -31,8 +31,8 @@ use bashgate::audit::Record;
 use bashgate::call::{Fence, FenceOffer};
 use bashgate::decision::Permission;
 use bashgate::engine::{Gate, ToolCall};
-use bashgate::store::{token_hash, DaemonSessions};
 use bashgate::taint::{self, Source};
+use bashgate_store::{token_hash, DaemonSessions};
 
 pub fn router(app: Arc<App>) -> Router {
     Router::new()

@@ -11,8 +11,8 @@ use serde_json::{json, Value};
 
 use super::{ApiError, App};
 use bashgate::decision::excerpt;
-use bashgate::store::Approval;
 use bashgate::{remember, taint};
+use bashgate_store::Approval;
 
 /// The longest a single long poll is held open.
 pub const MAX_POLL: Duration = Duration::from_secs(60);

@@ -21,7 +21,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use bashgate::audit::{unique_id, Record};
-use bashgate::store::DaemonStore;
+use bashgate_store::DaemonStore;
 
 /// At most this many records per transaction.
 const BATCH: usize = 512;
@@ -218,7 +218,7 @@ fn run(w: Writer, rx: Receiver<(Record, Option<Done>)>) {
 mod tests {
     use super::*;
     use bashgate::audit::Filter;
-    use bashgate::store::sqlite::SqliteStore;
+    use bashgate_store::sqlite::SqliteStore;
     use std::sync::atomic::{AtomicBool, Ordering};
 
     /// A real SQLite store whose audit writes can be refused, as a
@@ -238,7 +238,7 @@ mod tests {
         fn session_for(&self, h: &str) -> Result<Option<String>, String> {
             self.inner.session_for(h)
         }
-        fn sessions(&self) -> Result<Vec<bashgate::store::SessionRow>, String> {
+        fn sessions(&self) -> Result<Vec<bashgate_store::SessionRow>, String> {
             self.inner.sessions()
         }
         fn delete_session(&self, n: &str) -> Result<bool, String> {
@@ -254,13 +254,13 @@ mod tests {
         ) -> Result<bool, String> {
             self.inner.update(n, f)
         }
-        fn insert_approval(&self, a: &mut bashgate::store::Approval) -> Result<(), String> {
+        fn insert_approval(&self, a: &mut bashgate_store::Approval) -> Result<(), String> {
             self.inner.insert_approval(a)
         }
-        fn approval(&self, id: &str) -> Result<Option<bashgate::store::Approval>, String> {
+        fn approval(&self, id: &str) -> Result<Option<bashgate_store::Approval>, String> {
             self.inner.approval(id)
         }
-        fn approvals(&self, all: bool, l: usize) -> Result<Vec<bashgate::store::Approval>, String> {
+        fn approvals(&self, all: bool, l: usize) -> Result<Vec<bashgate_store::Approval>, String> {
             self.inner.approvals(all, l)
         }
         fn answer(
@@ -268,10 +268,10 @@ mod tests {
             id: &str,
             ok: bool,
             note: Option<&str>,
-        ) -> Result<bashgate::store::Answered, String> {
+        ) -> Result<bashgate_store::Answered, String> {
             self.inner.answer(id, ok, note)
         }
-        fn expire_due(&self) -> Result<Vec<bashgate::store::Approval>, String> {
+        fn expire_due(&self) -> Result<Vec<bashgate_store::Approval>, String> {
             self.inner.expire_due()
         }
         fn count_pending(&self) -> Result<i64, String> {
@@ -288,8 +288,8 @@ mod tests {
         }
         fn watch(
             &self,
-            f: bashgate::store::OnChange,
-            w: bashgate::store::Warn,
+            f: bashgate_store::OnChange,
+            w: bashgate_store::Warn,
         ) -> Result<(), String> {
             self.inner.watch(f, w)
         }

@@ -67,7 +67,7 @@ pub async fn fair(State(app): State<Arc<App>>, req: Request, next: Next) -> Resp
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
-        .map(|t| bashgate::store::token_hash(t.trim()))
+        .map(|t| bashgate_store::token_hash(t.trim()))
         .unwrap_or_default();
     let cap = if key.is_empty() {
         WITHOUT_TOKEN

@@ -8,7 +8,7 @@
 //!   never mounted into containers: sessions, taint, approvals.
 //!
 //! All state (sessions, taint, approvals, the daemon's audit) lives in the
-//! store (`bashgate::store`): SQLite on one machine, or PostgreSQL shared by
+//! store (`bashgate_store`): SQLite on one machine, or PostgreSQL shared by
 //! a fleet of daemons that act as one gate. A restart loses nothing: a
 //! client waiting for an approval reconnects and asks again.
 
@@ -37,7 +37,7 @@ use tokio::sync::watch;
 
 use bashgate::config::Config;
 use bashgate::endpoint::Target;
-use bashgate::store::{DaemonStore, Engine};
+use bashgate_store::{DaemonStore, Engine};
 
 /// Counters the admin API reports (since the daemon started).
 #[derive(Default)]
@@ -155,7 +155,7 @@ pub async fn blocking<T: Send + 'static>(
         .get()
         .copied()
         .unwrap_or(Duration::from_secs(2));
-    tokio::task::spawn_blocking(move || bashgate::store::within(budget, f))
+    tokio::task::spawn_blocking(move || bashgate_store::within(budget, f))
         .await
         .unwrap_or_else(|e| {
             Err(ApiError::internal(format!(

@@ -13,8 +13,8 @@ use super::Warn;
 use super::{
     parse_state, short_id, state_text, Answered, Approval, DaemonStore, OnChange, SessionRow,
 };
-use crate::audit::{Audit, Filter, Record};
-use crate::taint::{self, SessionState};
+use bashgate::audit::{Audit, Filter, Record};
+use bashgate::taint::{self, SessionState};
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS sessions (
@@ -80,7 +80,7 @@ impl SqliteStore {
     pub fn open(path: &Path, audit: PathBuf) -> Result<SqliteStore, String> {
         // Owner-only: it holds taint, approvals and (by default) the
         // admin socket's directory.
-        crate::private::prepare_file(path)
+        bashgate::private::prepare_file(path)
             .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
         let db = SqliteStore {
             path: path.to_path_buf(),

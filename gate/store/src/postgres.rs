@@ -31,9 +31,9 @@ use tokio_postgres_rustls::MakeRustlsConnect;
 use super::{
     parse_state, short_id, state_text, Answered, Approval, DaemonStore, OnChange, SessionRow, Warn,
 };
-use crate::audit::{Filter, Record};
-use crate::config::ServeConfig;
-use crate::taint::{self, SessionState};
+use bashgate::audit::{Filter, Record};
+use bashgate::config::ServeConfig;
+use bashgate::taint::{self, SessionState};
 
 /// The schema's migrations, in order; append, never edit. The schema is
 /// described in docs/containers.md (Fleets).

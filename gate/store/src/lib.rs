@@ -49,9 +49,9 @@ use std::sync::Arc;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::audit::{Filter, Record};
-use crate::config::Config;
-use crate::taint::{self, SessionState, SessionStore, Source, StateError, Taint};
+use bashgate::audit::{Filter, Record};
+use bashgate::config::Config;
+use bashgate::taint::{self, SessionState, SessionStore, Source, StateError, Taint};
 
 /// A pending or answered approval.
 #[derive(Debug, Clone, Serialize, PartialEq)]
