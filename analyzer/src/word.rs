@@ -106,8 +106,6 @@ impl Word {
     }
 }
 
-/// A value holding an array subscript with a command substitution in it:
-/// evaluating it as a variable name or arithmetic runs the command.
 /// A shell variable name: letters, digits and `_`, not starting with a digit.
 pub fn is_identifier(t: &str) -> bool {
     !t.is_empty()
@@ -115,6 +113,8 @@ pub fn is_identifier(t: &str) -> bool {
         && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// A value holding an array subscript with a command substitution in it:
+/// evaluating it as a variable name or arithmetic runs the command.
 pub fn runs_subscript(s: &str) -> bool {
     s.contains('[') && (s.contains("$(") || s.contains('`'))
 }
@@ -314,12 +314,22 @@ fn hex(b: &[u8], max: usize) -> (u32, usize) {
     (v, n)
 }
 
-/// The command inside backquotes as bash parses it: `\\`, `` \` `` and `\$`
-/// lose their backslash, and `\"` too when the backquotes are inside
-/// double quotes. A backslash-newline is removed everywhere in the body,
-/// inside single quotes and `$'...'` too: bash joins the lines while it
-/// reads the backquotes, before the body is parsed.
-pub fn unescape_backquoted(src: &str, in_double_quotes: bool) -> String {
+/// The characters a backslash escapes inside double quotes.
+pub const IN_DOUBLE_QUOTES: &[char] = &['$', '`', '"', '\\'];
+/// ... inside backquotes, and in an unquoted here-document's body (where
+/// `\"` stays as written).
+pub const IN_BACKQUOTES: &[char] = &['$', '`', '\\'];
+/// ... inside backquotes that are inside double quotes.
+pub const IN_BACKQUOTES_IN_DOUBLE_QUOTES: &[char] = IN_DOUBLE_QUOTES;
+
+/// Bash's backslash removal where only some characters can be escaped
+/// (double quotes, backquotes, an unquoted here-document): a backslash
+/// before one of `escapable` goes and the character stays, a
+/// backslash-newline goes entirely, any other backslash stays. Inside
+/// backquotes the line joining happens in single quotes and `$'...'` too:
+/// bash joins the lines while it reads the backquotes, before the body is
+/// parsed.
+pub fn remove_backslashes(src: &str, escapable: &[char]) -> String {
     let mut out = String::with_capacity(src.len());
     let mut chars = src.chars().peekable();
     while let Some(c) = chars.next() {
@@ -328,8 +338,7 @@ pub fn unescape_backquoted(src: &str, in_double_quotes: bool) -> String {
                 Some('\n') => {
                     chars.next();
                 }
-                Some('$' | '`' | '\\') => out.push(chars.next().unwrap_or('\\')),
-                Some('"') if in_double_quotes => out.push(chars.next().unwrap_or('\\')),
+                Some(n) if escapable.contains(n) => out.push(chars.next().unwrap_or('\\')),
                 _ => out.push('\\'),
             }
         } else {
@@ -339,27 +348,15 @@ pub fn unescape_backquoted(src: &str, in_double_quotes: bool) -> String {
     out
 }
 
-/// Removes the backslashes that are special inside double quotes
-/// (`\$`, `` \` ``, `\"`, `\\`, and line continuations).
-pub fn unescape_double_quoted(src: &str) -> String {
-    let mut out = String::with_capacity(src.len());
-    let mut chars = src.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.peek() {
-                Some('$' | '`' | '"' | '\\') => {
-                    out.push(chars.next().unwrap_or('\\'));
-                }
-                Some('\n') => {
-                    chars.next();
-                }
-                _ => out.push('\\'),
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
+/// The command inside backquotes as bash parses it (see
+/// [`remove_backslashes`]).
+pub fn unescape_backquoted(src: &str, in_double_quotes: bool) -> String {
+    let escapable = if in_double_quotes {
+        IN_BACKQUOTES_IN_DOUBLE_QUOTES
+    } else {
+        IN_BACKQUOTES
+    };
+    remove_backslashes(src, escapable)
 }
 
 /// `*`-only glob matching, iterative.
@@ -481,6 +478,9 @@ mod tests {
 
     #[test]
     fn double_quote_escapes() {
-        assert_eq!(unescape_double_quoted(r#"a\"b\$c\d"#), r#"a"b$c\d"#);
+        assert_eq!(
+            remove_backslashes(r#"a\"b\$c\d"#, IN_DOUBLE_QUOTES),
+            r#"a"b$c\d"#
+        );
     }
 }

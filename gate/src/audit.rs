@@ -199,6 +199,49 @@ pub struct Filter {
     pub limit: usize,
 }
 
+/// Why the audit log could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    /// The database refused: opening, writing or reading it.
+    #[error("cannot {doing} {}: {source}", path.display())]
+    Database {
+        doing: &'static str,
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// The spool of records on their way to the database.
+    #[error("cannot {doing} {}: {source}", path.display())]
+    Spool {
+        doing: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot encode an audit record: {0}")]
+    Encode(#[from] serde_json::Error),
+}
+
+impl AuditError {
+    fn database(doing: &'static str, path: &Path) -> impl Fn(rusqlite::Error) -> AuditError {
+        let path = path.to_path_buf();
+        move |source| AuditError::Database {
+            doing,
+            path: path.clone(),
+            source,
+        }
+    }
+
+    fn spool(doing: &'static str, path: &Path) -> impl Fn(std::io::Error) -> AuditError {
+        let path = path.to_path_buf();
+        move |source| AuditError::Spool {
+            doing,
+            path: path.clone(),
+            source,
+        }
+    }
+}
+
 impl Audit {
     pub fn new(path: PathBuf) -> Audit {
         Audit { path }
@@ -243,19 +286,19 @@ impl Audit {
         Ok(c)
     }
 
-    pub fn write(&self, r: &Record) -> Result<(), String> {
+    pub fn write(&self, r: &Record) -> Result<(), AuditError> {
         self.write_all(std::slice::from_ref(r))
     }
 
     /// Writes records in one transaction (the daemon batches its decisions).
-    pub fn write_all(&self, records: &[Record]) -> Result<(), String> {
+    pub fn write_all(&self, records: &[Record]) -> Result<(), AuditError> {
         let rows: Vec<(Option<&str>, &Record)> = records.iter().map(|r| (None, r)).collect();
         self.insert(&rows)
     }
 
     /// Writes records that carry their own unique ids, in one transaction;
     /// a record whose id is already stored is skipped (a batch re-sent).
-    pub fn write_with_ids(&self, records: &[(String, Record)]) -> Result<(), String> {
+    pub fn write_with_ids(&self, records: &[(String, Record)]) -> Result<(), AuditError> {
         let rows: Vec<(Option<&str>, &Record)> =
             records.iter().map(|(u, r)| (Some(u.as_str()), r)).collect();
         self.insert(&rows)
@@ -263,12 +306,12 @@ impl Audit {
 
     /// Inserts rows in one transaction; a row whose id is already there is
     /// skipped (a spool drained twice).
-    fn insert(&self, rows: &[(Option<&str>, &Record)]) -> Result<(), String> {
+    fn insert(&self, rows: &[(Option<&str>, &Record)]) -> Result<(), AuditError> {
         let mut c = self
             .open()
-            .map_err(|e| format!("cannot open {}: {e}", self.path.display()))?;
-        let failed = |e: rusqlite::Error| format!("cannot write to {}: {e}", self.path.display());
-        let tx = c.transaction().map_err(failed)?;
+            .map_err(AuditError::database("open", &self.path))?;
+        let failed = AuditError::database("write to", &self.path);
+        let tx = c.transaction().map_err(&failed)?;
         for (uid, r) in rows {
             tx.execute(
                 "INSERT OR IGNORE INTO decisions (time, unix_ms, session, event, tool, command, cwd,
@@ -293,9 +336,9 @@ impl Audit {
                     uid
                 ],
             )
-            .map_err(failed)?;
+            .map_err(&failed)?;
         }
-        tx.commit().map_err(failed)?;
+        tx.commit().map_err(&failed)?;
         let wal = PathBuf::from(format!("{}-wal", self.path.display()));
         if std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_CHECKPOINT_BYTES) {
             // Best effort: a busy database is checkpointed by a later write.
@@ -311,17 +354,16 @@ impl Audit {
     /// Records one decision for a process that decides once: a line
     /// appended to the spool, no database transaction. Drains the spool
     /// when it has grown past `SPOOL_DRAIN_BYTES`.
-    pub fn append(&self, r: &Record) -> Result<(), String> {
+    pub fn append(&self, r: &Record) -> Result<(), AuditError> {
         let spool = self.spool_path();
         if let Some(dir) = spool.parent() {
             let _ = crate::private::create_dir(dir);
         }
-        let failed = |e: std::io::Error| format!("cannot append to {}: {e}", spool.display());
+        let failed = AuditError::spool("append to", &spool);
         let mut line = serde_json::to_vec(&SpoolLine {
             uid: unique_id(),
             record: r,
-        })
-        .map_err(|e| format!("cannot encode an audit record: {e}"))?;
+        })?;
         line.push(b'\n');
         let mut f = OpenOptions::new()
             .append(true)
@@ -329,10 +371,10 @@ impl Audit {
             .mode(0o600)
             .custom_flags(libc::O_NOFOLLOW)
             .open(&spool)
-            .map_err(failed)?;
+            .map_err(&failed)?;
         // Shared: appends run side by side; a drain waits for them all.
-        lock(&f, libc::LOCK_SH).map_err(failed)?;
-        f.write_all(&line).map_err(failed)?;
+        lock(&f, libc::LOCK_SH).map_err(&failed)?;
+        f.write_all(&line).map_err(&failed)?;
         let size = f.metadata().map(|m| m.len()).unwrap_or(0);
         drop(f);
         if size > SPOOL_DRAIN_BYTES {
@@ -344,9 +386,9 @@ impl Audit {
     /// Moves the spool into the database; returns how many records it held.
     /// A line that cannot be read (a write cut short by a full disk) is
     /// kept as a record saying so, never dropped in silence.
-    pub fn drain(&self) -> Result<usize, String> {
+    pub fn drain(&self) -> Result<usize, AuditError> {
         let spool = self.spool_path();
-        let failed = |e: std::io::Error| format!("cannot drain {}: {e}", spool.display());
+        let failed = AuditError::spool("drain", &spool);
         let mut f = match OpenOptions::new()
             .read(true)
             .write(true)
@@ -357,9 +399,9 @@ impl Audit {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
             Err(e) => return Err(failed(e)),
         };
-        lock(&f, libc::LOCK_EX).map_err(failed)?;
+        lock(&f, libc::LOCK_EX).map_err(&failed)?;
         let mut bytes = Vec::new();
-        f.read_to_end(&mut bytes).map_err(failed)?;
+        f.read_to_end(&mut bytes).map_err(&failed)?;
         if bytes.is_empty() {
             return Ok(0);
         }
@@ -395,19 +437,19 @@ impl Audit {
             .collect();
         rows.extend(lost.iter().map(|r| (None, r)));
         self.insert(&rows)?;
-        f.set_len(0).map_err(failed)?;
+        f.set_len(0).map_err(&failed)?;
         Ok(spooled.len() + unreadable.len())
     }
 
     /// Records matching a filter, newest first.
-    pub fn query(&self, f: &Filter) -> Result<Vec<Record>, String> {
+    pub fn query(&self, f: &Filter) -> Result<Vec<Record>, AuditError> {
         // Spooled records first, so the answer has every decision made.
         self.drain()?;
         if !self.path.exists() {
             return Ok(Vec::new());
         }
         let c = Connection::open_with_flags(&self.path, OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .map_err(|e| format!("cannot open {}: {e}", self.path.display()))?;
+            .map_err(AuditError::database("open", &self.path))?;
         let _ = c.busy_timeout(Duration::from_secs(5));
         let mut sql = String::from(
             "SELECT time, unix_ms, session, event, tool, command, cwd, verdict, findings,
@@ -433,9 +475,8 @@ impl Audit {
         }
         sql.push_str(" ORDER BY id DESC LIMIT ?");
         args.push((f.limit as i64).into());
-        let mut st = c
-            .prepare(&sql)
-            .map_err(|e| format!("cannot read {}: {e}", self.path.display()))?;
+        let read = AuditError::database("read", &self.path);
+        let mut st = c.prepare(&sql).map_err(&read)?;
         let rows = st
             .query_map(params_from_iter(args), |row| {
                 Ok(Record {
@@ -456,9 +497,8 @@ impl Audit {
                     reason: row.get(14)?,
                 })
             })
-            .map_err(|e| format!("cannot read {}: {e}", self.path.display()))?;
-        rows.collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("cannot read {}: {e}", self.path.display()))
+            .map_err(&read)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(read)
     }
 }
 

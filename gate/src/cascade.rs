@@ -44,10 +44,12 @@ pub struct Fencing<'a> {
 }
 
 /// The offer of a table with confinement off, which never asks it.
+#[cfg(test)]
 static NOT_ASKED: FenceOffer<'static> = FenceOffer::unasked();
 
 impl Fencing<'_> {
     /// No confinement: the table in the module docs, with no cell changed.
+    #[cfg(test)]
     pub const OFF: Fencing<'static> = Fencing {
         when: ConfineWhen::Never,
         untainted: UntaintedFence::Off,

@@ -1284,12 +1284,12 @@ fn validate(c: &Config) -> Result<(), (String, String)> {
     }
     if let Some(l) = &c.serve.listen {
         if let Err(e) = crate::endpoint::Target::parse_listen(l) {
-            return Err(("serve.listen".into(), e));
+            return Err(("serve.listen".into(), e.to_string()));
         }
     }
     if let Some(u) = &c.remote.url {
         if let Err(e) = crate::endpoint::Target::parse(u) {
-            return Err(("remote.url".into(), e));
+            return Err(("remote.url".into(), e.to_string()));
         }
     }
     if c.remote.timeout_ms < 100 {

@@ -81,27 +81,27 @@ type Layers = Vec<Box<dyn PolicyLayer + Send + Sync>>;
 pub struct Gate {
     pub config: Config,
     /// The configuration file in force, protected from the agent.
-    pub config_file: Option<PathBuf>,
+    pub(crate) config_file: Option<PathBuf>,
     /// Where the agent runs, as the Cop is told.
-    pub runs_in: RunsIn,
+    pub(crate) runs_in: RunsIn,
     /// The project's working tree (the hook's anchor): a tainted session's
     /// write tools may write only there (`policy/toolwrites.rs`).
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
     /// The `bashgate` program this surface writes into a fenced command's
     /// line (the hook's); a post-tool event's command is read as a fenced
     /// run only when it runs this program.
-    pub fence_runner: Option<PathBuf>,
+    pub(crate) fence_runner: Option<PathBuf>,
     /// The project the session works in, when the person has not trusted it
     /// (and `[taint] untrusted_projects` is on): the session counts as
     /// corruption-tainted from its start.
-    pub untrusted_project: Option<PathBuf>,
+    pub(crate) untrusted_project: Option<PathBuf>,
     /// Whether an `ask` reaches a person (it does through every client);
     /// when not (a client's shell wrapper deciding a command the hook left
     /// nothing for), it is not noted as a question put to them.
-    pub asks_person: bool,
+    pub(crate) asks_person: bool,
     /// A dry run (`bashgate check`): the reviewer is not called, and the
     /// decision is the one its absence gives.
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
     store: Box<dyn SessionStore>,
     layers: OnceCell<Layers>,
     tools: OnceCell<Tools>,
@@ -118,6 +118,80 @@ pub struct Gate {
     /// What the layers said in the decision under way (kept in a dry run
     /// only: the hook has no use for it).
     said: RefCell<Vec<Said>>,
+}
+
+/// How a surface sets up its [`Gate`]; every setting has the default of
+/// [`Gate::new`] until it is given.
+pub struct GateBuilder {
+    gate: Gate,
+}
+
+impl GateBuilder {
+    /// Sessions kept in `store` (the daemon's database) instead of the
+    /// state directory's files.
+    pub fn store(mut self, store: Box<dyn SessionStore>) -> Self {
+        self.gate.store = store;
+        self
+    }
+
+    /// The configuration file in force, protected from the agent.
+    pub fn config_file(mut self, file: Option<PathBuf>) -> Self {
+        self.gate.config_file = file;
+        self
+    }
+
+    /// The project's working tree, the session's anchor.
+    pub fn project(mut self, project: Option<PathBuf>) -> Self {
+        self.gate.project = project;
+        self
+    }
+
+    /// The project the session works in, when the person has not trusted
+    /// it: the session counts as having read untrusted content.
+    pub fn untrusted_project(mut self, project: Option<PathBuf>) -> Self {
+        self.gate.untrusted_project = project;
+        self
+    }
+
+    /// Where the agent runs, as the reviewer is told.
+    pub fn runs_in(mut self, runs_in: RunsIn) -> Self {
+        self.gate.runs_in = runs_in;
+        self
+    }
+
+    /// The `bashgate` program this surface writes into a fenced command's
+    /// line: a later event's command is read as a fenced run only when it
+    /// runs this program.
+    pub fn fence_runner(mut self, program: Option<PathBuf>) -> Self {
+        self.gate.fence_runner = program;
+        self
+    }
+
+    /// No person sees this surface's asks (a shell wrapper deciding a
+    /// command the hook left nothing for): they are not noted as questions
+    /// put to one.
+    pub fn nobody_asked(mut self) -> Self {
+        self.gate.asks_person = false;
+        self
+    }
+
+    /// A dry run (`bashgate check`): the reviewer is not called, and the
+    /// decision is the one its absence gives.
+    pub fn dry_run(mut self) -> Self {
+        self.gate.dry_run = true;
+        self
+    }
+
+    /// What runs once before the first operation that may block (the
+    /// hook's budget watchdog).
+    pub fn on_slow(mut self, f: Box<dyn Fn()>) -> Self {
+        self.gate.before_slow = Some(f);
+        self
+    }
+
+    pub fn build(self) -> Gate {
+        self.gate
+    }
 }
 
 /// Decisions gathered across layers: the first deny ends the walk, asks
@@ -200,8 +274,8 @@ impl Gate {
         Gate::with_store(config, Box::new(store))
     }
 
-    /// A gate whose sessions live in `store` (the daemon's database).
-    pub fn with_store(config: Config, store: Box<dyn SessionStore>) -> Gate {
+    /// A gate whose sessions live in `store`.
+    pub(crate) fn with_store(config: Config, store: Box<dyn SessionStore>) -> Gate {
         Gate {
             config,
             config_file: None,
@@ -224,9 +298,12 @@ impl Gate {
         }
     }
 
-    /// Sets what runs before the first possibly blocking operation.
-    pub fn on_slow(&mut self, f: Box<dyn Fn()>) {
-        self.before_slow = Some(f);
+    /// A gate set up by the surface that holds it: `Gate::builder(config)
+    /// .project(p).dry_run().build()`.
+    pub fn builder(config: Config) -> GateBuilder {
+        GateBuilder {
+            gate: Gate::new(config),
+        }
     }
 
     fn slow(&self) {

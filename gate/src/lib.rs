@@ -1,7 +1,7 @@
 //! bashgate's decision engine, as a library: a tool call in, a decision
 //! out. It holds the configuration, the policy layers, the session's taint,
 //! the Cop (the LLM reviewer), the taint cascade and the audit log. Its
-//! only network I/O is the Cop's requests to its model API ([`cop::http`]).
+//! only network I/O is the Cop's requests to its model API (`cop/http.rs`).
 //! It serves nothing, speaks no hook protocol, holds no database client
 //! (the daemon's stores are the `bashgate-store` package, beside the
 //! daemon) and does no terminal I/O: the surfaces in the `bashgate` binary
@@ -20,37 +20,41 @@
 //! assert_eq!(outcome.decision.permission, bashgate::Permission::Deny);
 //! ```
 //!
-//! The order of the policy layers is [`policy::LAYERS`]; the table of
-//! verdict and taint that decides after them is [`cascade`].
+//! The order of the policy layers is [`LAYERS`]; the table of
+//! verdict and taint that decides after them is `cascade.rs`.
 
+// The modules the surfaces use; the rest is the engine's own.
 pub mod audit;
 pub mod call;
-pub mod cascade;
+mod cascade;
 pub mod clients;
 pub mod config;
-pub mod cop;
-pub mod data;
+mod cop;
+mod data;
 pub mod decision;
 pub mod endpoint;
 pub mod engine;
 pub mod fence;
 pub mod json;
-pub mod policy;
+mod policy;
 pub mod private;
-pub mod reads;
+mod reads;
 pub mod remember;
 pub mod rewrite;
 pub mod rules;
 pub mod runs;
-pub mod secret_paths;
-pub mod secrets;
-pub mod seen;
-pub mod services;
+mod secret_paths;
+mod secrets;
+mod seen;
+mod services;
 pub mod taint;
 pub mod trust;
 
 pub use call::ToolCall;
 pub use config::Config;
+pub use cop::{CopError, RunsIn};
 pub use decision::{Decision, Layer, Permission};
 pub use engine::{Gate, Outcome};
+pub use policy::LAYERS;
 pub use rules::GateRule;
+pub use seen::MAX_SEEN;

@@ -89,7 +89,7 @@ impl FencingSpec {
     pub fn of_kind(&self, kind: crate::call::FenceKind) -> FencingSpec {
         let profile = match kind {
             crate::call::FenceKind::Full => self.profile.clone(),
-            crate::call::FenceKind::Writes => crate::fence::WRITES.to_string(),
+            crate::call::FenceKind::Writes => bashgate_fence::WRITES.to_string(),
         };
         FencingSpec {
             profile,

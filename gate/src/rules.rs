@@ -48,9 +48,9 @@ gate_rules! {
     Validator "BG405" "validator-failed" "pkill, chmod, rm or init.sh was used outside what its validator permits."
         "Allowlisted programs with a validator may run only in the shapes it accepts (pkill only the project's own processes, chmod without setuid...)."
         "`chmod u+s build/tool` or `pkill -9 sshd` with the allowlist on" "`chmod +x build/tool`";
-    Unparseable "BG406" "unparseable" "The allowlist cannot check a command it cannot fully read."
-        "An allowlist is only as good as its reading of the command: what cannot be read cannot be allowed."
-        "`$CMD --version` with the allowlist on" "`ls -la` with the same allowlist";
+    Unparseable "BG406" "unparseable" "A list of programs (the denylist or the allowlist) cannot check a command whose programs it cannot name: not read to the end, or a program or script computed at run time."
+        "A list of programs is only as good as its reading of the command: what it cannot read, it cannot clear."
+        "`$CMD --version` with the denylist or the allowlist on" "`ls -la` with the same lists";
     GitGuard "BG407" "git-guard" "git push, pull or rebase is blocked in this workspace."
         "Pushing publishes the agent's work (and anything it was tricked into writing); pulling and rebasing bring in code nobody reviewed."
         "`git push origin main` with `[git_guard]` on" "`git commit -m wip`";

@@ -33,6 +33,24 @@ pub fn fence_available() -> bool {
 }
 
 /// Whether this machine has the fence for writes (`bashgate doctor --json`).
+/// Whether this machine can confine (see [`fence_available`]); where it
+/// cannot, the skip of what follows is recorded (`require.rs`).
+pub fn fence_here() -> bool {
+    let can = fence_available();
+    if !can {
+        let out = Command::new(bashgate_bin()).arg("doctor").output();
+        let why = out
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default();
+        let why = why
+            .lines()
+            .find(|l| l.contains("NOT available") || l.contains("cannot"))
+            .unwrap_or("`bashgate doctor` says it cannot confine here");
+        crate::require::skipped("the fence (`bashgate doctor`: can_confine)", why);
+    }
+    can
+}
+
 pub fn writes_fence_available() -> bool {
     static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *AVAILABLE.get_or_init(|| {

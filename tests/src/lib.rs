@@ -20,6 +20,7 @@ pub mod oracle;
 pub mod oracle_check;
 pub mod oracle_minimize;
 pub mod postgres;
+pub mod require;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -10,7 +10,6 @@ use std::net::{TcpListener, UdpSocket};
 use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use bashgate_tests::bashgate_bin;
@@ -20,21 +19,7 @@ const NOTE: &str = "bashgate: ran confined (no network; writes only in the worki
 /// Whether this machine offers the default profile; when it does not, the
 /// tests say why and return early.
 fn fence_here() -> bool {
-    static OK: OnceLock<Result<(), String>> = OnceLock::new();
-    let r = OK.get_or_init(|| {
-        // Doctor's exit status also covers the clients: only its fence
-        // answer says whether this machine can confine.
-        if bashgate_tests::gate::fence_available() {
-            Ok(())
-        } else {
-            let out = Command::new(bashgate_bin()).arg("doctor").output().unwrap();
-            Err(String::from_utf8_lossy(&out.stdout).into_owned())
-        }
-    });
-    if let Err(why) = r {
-        eprintln!("skipped: bashgate doctor says this machine cannot confine:\n{why}");
-    }
-    r.is_ok()
+    bashgate_tests::gate::fence_here()
 }
 
 fn has(program: &str) -> bool {
@@ -273,7 +258,10 @@ fn dns_lookup_reaches_no_resolver() {
         return;
     }
     if !has("ip") {
-        eprintln!("skipped: no `ip` to bring loopback up in the test's network namespace");
+        bashgate_tests::require::skipped(
+            "`ip`",
+            "not on PATH: loopback cannot be brought up in the test's network namespace",
+        );
         return;
     }
     if !Command::new("unshare")
@@ -281,7 +269,10 @@ fn dns_lookup_reaches_no_resolver() {
         .status()
         .is_ok_and(|s| s.success())
     {
-        eprintln!("skipped: unshare -rnm is not available here");
+        bashgate_tests::require::skipped(
+            "a user, network and mount namespace",
+            "unshare -rnm failed here",
+        );
         return;
     }
     let w = world();
@@ -1018,7 +1009,7 @@ fn escapes_through_places_outside_the_allowlist_fail() {
     let mut failures = Vec::new();
     for e in ESCAPES {
         if e.attack.contains("python3") && !python() {
-            eprintln!("skipped {}: no python3", e.name);
+            bashgate_tests::require::skipped("`python3`", &format!("not on PATH: {}", e.name));
             continue;
         }
         let control = world();
@@ -1110,16 +1101,16 @@ fn kernel_settings_stay_outside_even_for_root() {
         return;
     }
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: only root can write /proc/sys at all");
+        bashgate_tests::require::skipped("root", "only root can write /proc/sys at all");
         return;
     }
     let w = world();
     let write = "cat /proc/sys/kernel/core_pattern > /tmp/bashgate-core-pattern.$$ && cat /tmp/bashgate-core-pattern.$$ > /proc/sys/kernel/core_pattern; s=$?; rm -f /tmp/bashgate-core-pattern.$$; exit $s";
     let control = w.bash(false, write);
     if !control.status.success() {
-        eprintln!(
-            "skipped: /proc/sys is read-only here even unfenced: {}",
-            stderr(&control)
+        bashgate_tests::require::skipped(
+            "a writable /proc/sys",
+            &format!("read-only here even unfenced: {}", stderr(&control)),
         );
         return;
     }
@@ -1365,10 +1356,7 @@ fn writes_fence_here() -> bool {
         .output()
         .unwrap();
     if !out.status.success() {
-        eprintln!(
-            "skipped: the fence for writes cannot run here: {}",
-            stderr(&out)
-        );
+        bashgate_tests::require::skipped("the fence for writes (Landlock)", &stderr(&out));
     }
     out.status.success()
 }

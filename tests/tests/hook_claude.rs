@@ -735,7 +735,10 @@ fn a_really_full_disk_taints_the_session() {
         .args(["--user", "--map-root-user", "--mount", "true"])
         .status();
     if !probe.is_ok_and(|st| st.success()) {
-        eprintln!("skipped: this machine cannot make a user and mount namespace");
+        bashgate_tests::require::skipped(
+            "a user and mount namespace",
+            "unshare --user --map-root-user --mount failed here",
+        );
         return;
     }
     let dir = s.dir.path();
@@ -848,7 +851,7 @@ fn the_hook_leaves_its_decision_for_the_shell_wrapper_and_never_rewrites() {
     let left = tickets.peek("clean", "make test").unwrap();
     if bashgate_tests::gate::writes_fence_available() {
         match left {
-            Some(HowToRun::Fenced(spec)) => assert_eq!(spec.profile, bashgate::fence::WRITES),
+            Some(HowToRun::Fenced(spec)) => assert_eq!(spec.profile, bashgate_fence::WRITES),
             other => panic!("{other:?}"),
         }
     } else {

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
 
-use bashgate_tests::gate::{fence_available, Sandbox};
+use bashgate_tests::gate::{fence_here, Sandbox};
 use serde_json::{json, Value};
 
 /// The JSON hook as `bashgate init` would install it: `bashgate-hook json`,
@@ -53,7 +53,7 @@ fn allow_confined_carries_the_command_to_run_and_it_runs_fenced() {
         &s,
         &json!({"tool_name": "Bash", "tool_input": {"command": command}, "session_id": "j"}),
     );
-    if !fence_available() {
+    if !fence_here() {
         assert_eq!(a["decision"], "allow", "{a}");
         return;
     }
@@ -105,7 +105,7 @@ fn allow_confined_carries_the_command_to_run_and_it_runs_fenced() {
 /// and `bashgate run`'s own record of the layers that were in force.
 #[test]
 fn a_fenced_run_is_audited_with_its_layers() {
-    if !fence_available() {
+    if !fence_here() {
         return;
     }
     let s = Sandbox::with_config("[confine]\nwhen = \"always\"\n");

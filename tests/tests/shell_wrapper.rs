@@ -17,7 +17,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use bashgate::runs::{HowToRun, Tickets};
-use bashgate_tests::gate::{fence_available, Sandbox};
+use bashgate_tests::gate::{fence_available, fence_here, Sandbox};
 use bashgate_tests::shell_bin;
 
 /// A word whose value is `s`, quoted as Claude Code quotes the command.
@@ -114,7 +114,7 @@ fn the_hooks_fenced_decision_runs_fenced_with_its_text_unchanged() {
     let left = std::fs::read_to_string(cwd_file(&s)).unwrap();
     assert_eq!(left.trim(), s.project().join("sub").display().to_string());
 
-    if !fence_available() {
+    if !fence_here() {
         return;
     }
     // Tainted: the hook answers nothing (Claude Code's rules judge `cmd`
@@ -283,7 +283,7 @@ fn the_wrapper_fails_closed() {
 
 #[test]
 fn a_session_a_daemon_decides_runs_undecided_commands_fenced() {
-    if !fence_available() {
+    if !fence_here() {
         return;
     }
     let s = Sandbox::new();

@@ -5,7 +5,10 @@ use tree_sitter::Node;
 
 use crate::ir::{Command, Compound, Redirect, RedirectTarget};
 use crate::span::Span;
-use crate::word::{push_lit, unescape_backquoted, DynKind, Dynamic, Part, Reparse, Word};
+use crate::word::{
+    push_lit, remove_backslashes, unescape_backquoted, DynKind, Dynamic, Part, Reparse, Word,
+    IN_BACKQUOTES,
+};
 
 use super::{span, LoweredRedirects, Lowerer, REDIRECTS, STATEMENTS, WORDS};
 
@@ -210,7 +213,11 @@ pub(super) fn heredoc_text(src: &str, start: usize, end: usize, parts: &mut Vec<
                 while j < bytes.len() && bytes[j] != b'`' {
                     j += if bytes[j] == b'\\' { 2 } else { 1 };
                 }
-                push_lit(parts, unescape_heredoc(&text[lit_from..i]), true);
+                push_lit(
+                    parts,
+                    remove_backslashes(&text[lit_from..i], IN_BACKQUOTES),
+                    true,
+                );
                 let inner_end = j.min(bytes.len());
                 let inner = &text[i + 1..inner_end];
                 let origin = (!inner.contains('\\')).then_some(start + i + 1);
@@ -231,29 +238,12 @@ pub(super) fn heredoc_text(src: &str, start: usize, end: usize, parts: &mut Vec<
         }
     }
     if lit_from < bytes.len() {
-        push_lit(parts, unescape_heredoc(&text[lit_from..]), true);
+        push_lit(
+            parts,
+            remove_backslashes(&text[lit_from..], IN_BACKQUOTES),
+            true,
+        );
     }
-}
-
-/// Backslash removal in an unquoted here-document body: only `\$`, `` \` ``,
-/// `\\` and line continuations; `\"` stays as written.
-pub(super) fn unescape_heredoc(src: &str) -> String {
-    let mut out = String::with_capacity(src.len());
-    let mut chars = src.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.peek() {
-                Some('$' | '`' | '\\') => out.push(chars.next().unwrap_or('\\')),
-                Some('\n') => {
-                    chars.next();
-                }
-                _ => out.push('\\'),
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// Removes every backslash-newline pair; other backslashes stay with the

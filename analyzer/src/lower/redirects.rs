@@ -123,7 +123,5 @@ fn whole_variable(text: &str) -> Option<String> {
         .strip_prefix('{')
         .and_then(|n| n.strip_suffix('}'))
         .unwrap_or(name);
-    let identifier = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    identifier.then(|| name.to_string())
+    crate::word::is_identifier(name).then(|| name.to_string())
 }

@@ -6,8 +6,8 @@ use tree_sitter::Node;
 use crate::ir::{Command, Simple};
 use crate::span::Span;
 use crate::word::{
-    decode_ansi_c, has_brace_expansion, push_lit, unescape_backquoted, unescape_double_quoted,
-    unquoted_parts, DynKind, Dynamic, Part, Reparse, Word,
+    decode_ansi_c, has_brace_expansion, push_lit, remove_backslashes, unescape_backquoted,
+    unquoted_parts, DynKind, Dynamic, Part, Reparse, Word, IN_DOUBLE_QUOTES,
 };
 
 use super::{span, Lowerer, STATEMENTS};
@@ -414,15 +414,17 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             if child.start_byte() > pos {
-                let lit =
-                    unescape_double_quoted(self.src.get(pos..child.start_byte()).unwrap_or(""));
+                let lit = remove_backslashes(
+                    self.src.get(pos..child.start_byte()).unwrap_or(""),
+                    IN_DOUBLE_QUOTES,
+                );
                 push_lit(out, lit, true);
             }
             self.word_parts(child, depth + 1, out);
             pos = child.end_byte().max(pos);
         }
         if end > pos {
-            let lit = unescape_double_quoted(self.src.get(pos..end).unwrap_or(""));
+            let lit = remove_backslashes(self.src.get(pos..end).unwrap_or(""), IN_DOUBLE_QUOTES);
             push_lit(out, lit, true);
         }
     }

@@ -764,9 +764,7 @@ impl<'c> Resolver<'c> {
             for a in &s.assignments {
                 let target = a.values.first().and_then(|v| v.static_value());
                 let settled = target.as_deref().is_some_and(|t| {
-                    !t.is_empty()
-                        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                        && !self.catalog.is_dangerous_variable(t)
+                    crate::word::is_identifier(t) && !self.catalog.is_dangerous_variable(t)
                 });
                 if !settled {
                     self.add(

@@ -134,12 +134,14 @@ pub fn decide(config_flag: Option<&Path>, command: &str, before: Before) -> Trie
             s.add_source(read("secret", "a secret"));
         }
     });
-    let mut gate = Gate::with_store(config, Box::new(Store::new(scratch.path())));
-    gate.config_file = source.path().map(Path::to_path_buf);
-    gate.untrusted_project = untrusted;
-    gate.project = project.clone();
-    gate.asks_person = false;
-    gate.dry_run = true;
+    let gate = Gate::builder(config)
+        .store(Box::new(Store::new(scratch.path())))
+        .config_file(source.path().map(Path::to_path_buf))
+        .untrusted_project(untrusted)
+        .project(project.clone())
+        .nobody_asked()
+        .dry_run()
+        .build();
     let offer = FenceOffer::known_each(fence, writes_fence);
     let outcome = gate.decide_guarded(&bash_call(&cwd, &input, &offer));
     Tried {

@@ -307,9 +307,14 @@ pub fn audit(
         }
     };
     let rows = if engine.is_postgres() && !local {
-        engine.open().and_then(|s| s.query_audit(&filter))
+        engine
+            .open()
+            .and_then(|s| s.query_audit(&filter))
+            .map_err(|e| e.to_string())
     } else {
-        Audit::new(c.audit_path()).query(&filter)
+        Audit::new(c.audit_path())
+            .query(&filter)
+            .map_err(|e| e.to_string())
     };
     let rows = match rows {
         Ok(r) => r,
@@ -483,7 +488,7 @@ pub fn config_check(flag: Option<&Path>, json: bool) -> ExitCode {
         return ExitCode::from(1);
     }
     // The layers this configuration turns on, in the order they run.
-    let mut layers: Vec<&str> = bashgate::policy::LAYERS
+    let mut layers: Vec<&str> = bashgate::LAYERS
         .iter()
         .filter(|(_, build)| build(&c).is_some())
         .map(|(layer, _)| layer.as_str())

@@ -427,9 +427,9 @@ fn on_path(name: &str, path_var: Option<&str>) -> Option<PathBuf> {
 /// `bashgate doctor`: the fence's layers, then each client. Exit status 1
 /// when the fence cannot run the profile or a wiring would not fire.
 pub fn run(profile: &str, json: bool) -> ExitCode {
-    let probe = bashgate::fence::probe();
+    let probe = bashgate_fence::probe();
     let fence = probe.can_run(profile);
-    let writes = probe.can_run(bashgate::fence::WRITES);
+    let writes = probe.can_run(bashgate_fence::WRITES);
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let home = dirs::home_dir();
     let path_var = std::env::var("PATH").ok();
@@ -443,9 +443,9 @@ pub fn run(profile: &str, json: bool) -> ExitCode {
                 "profile": profile,
                 "layers": probe.lines(),
                 "can_confine": fence.is_ok(),
-                "why_not": fence.as_ref().err(),
+                "why_not": fence.as_ref().err().map(ToString::to_string),
                 "can_bound_writes": writes.is_ok(),
-                "why_writes_not": writes.as_ref().err(),
+                "why_writes_not": writes.as_ref().err().map(ToString::to_string),
             },
             "clients": reports,
             "project": project,
@@ -465,11 +465,11 @@ pub fn run(profile: &str, json: bool) -> ExitCode {
         match &writes {
             Ok(()) => println!(
                 "bashgate run --profile {}: can bound writes here (an untainted session's commands that cannot be proven local)",
-                bashgate::fence::WRITES
+                bashgate_fence::WRITES
             ),
             Err(why) => println!(
                 "bashgate run --profile {}: CANNOT bound writes here: {why}. An untainted session's commands run with their writes unbounded.",
-                bashgate::fence::WRITES
+                bashgate_fence::WRITES
             ),
         }
         println!();

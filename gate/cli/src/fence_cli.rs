@@ -6,7 +6,8 @@ use std::process::ExitCode;
 use bashgate::audit::{Audit, Record};
 use bashgate::config::{self, Config};
 use bashgate::decision::{Decision, Layer};
-use bashgate::fence::{self, protected, Profile, RunSpec};
+use bashgate::fence::protected;
+use bashgate_fence::{self as fence, Profile, RunSpec};
 
 /// What the hook decided for a fenced run, from the person's side (see
 /// `rewrite::Fencing`); each is `None` when a person runs `bashgate run`

@@ -167,8 +167,9 @@ pub fn decide_hook(
     if let Some(d) = Gate::always_on(call, &config.always) {
         return d;
     }
-    let mut gate = Gate::new(config.clone());
-    gate.config_file = config_file;
+    let gate = Gate::builder(config.clone())
+        .config_file(config_file)
+        .build();
     if gate.decides_locally(call) {
         return gate.decide_guarded(call).decision;
     }
@@ -385,7 +386,7 @@ pub fn report_flag(config: &Config, url: &str, flag: &str, detail: &str) -> Resu
 }
 
 fn post_taint(config: &Config, url: &str, body: Value) -> Result<(), String> {
-    let target = Target::parse(url)?;
+    let target = Target::parse(url).map_err(|e| e.to_string())?;
     let token = std::env::var(&config.remote.token_env)
         .ok()
         .filter(|t| !t.trim().is_empty())

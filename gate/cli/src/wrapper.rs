@@ -178,12 +178,13 @@ fn decision(session: &str, command: &str, exact: bool) -> Result<HowToRun, Strin
         };
     }
     let untrusted = hook::untrusted_project(&config, project.as_deref());
-    let mut gate = Gate::new(config);
-    gate.config_file = source.path().map(Path::to_path_buf);
-    gate.untrusted_project = untrusted;
-    gate.project = project;
     // Nobody is asked here: what would be asked about is not run.
-    gate.asks_person = false;
+    let gate = Gate::builder(config)
+        .config_file(source.path().map(Path::to_path_buf))
+        .untrusted_project(untrusted)
+        .project(project)
+        .nobody_asked()
+        .build();
     let input = serde_json::json!({ "command": command });
     let call = ToolCall {
         session,

@@ -4,32 +4,37 @@
 
 use serde_json::{json, Value};
 
-use super::{Cop, Credential};
+use super::{Cop, CopError, Credential};
 use crate::config::Provider;
 
 const MAX_BODY: usize = 1 << 20;
 
 /// Sends the prompts and returns the reviewer's text.
-pub fn ask(cop: &Cop, key: &Credential, system: &str, user: &str) -> Result<String, String> {
+pub fn ask(cop: &Cop, key: &Credential, system: &str, user: &str) -> Result<String, CopError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the HTTP runtime: {e}"))?;
+        .map_err(|e| CopError::Exchange(format!("cannot start the HTTP runtime: {e}")))?;
     let ms = cop.timeout.as_millis();
     rt.block_on(async {
         match tokio::time::timeout(cop.timeout, exchange(cop, key, system, user)).await {
             Ok(r) => r,
-            Err(_) => Err(format!("no answer within {ms} ms")),
+            Err(_) => Err(CopError::Exchange(format!("no answer within {ms} ms"))),
         }
     })
 }
 
-async fn exchange(cop: &Cop, key: &Credential, system: &str, user: &str) -> Result<String, String> {
+async fn exchange(
+    cop: &Cop,
+    key: &Credential,
+    system: &str,
+    user: &str,
+) -> Result<String, CopError> {
     let client = reqwest::Client::builder()
         .timeout(cop.timeout)
         .connect_timeout(cop.timeout)
         .build()
-        .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        .map_err(|e| CopError::Exchange(format!("cannot build the HTTP client: {e}")))?;
     let req = match cop.provider {
         Provider::Anthropic => {
             let r = client
@@ -75,17 +80,17 @@ async fn exchange(cop: &Cop, key: &Credential, system: &str, user: &str) -> Resu
             500..=599 => " (the provider failed)",
             _ => "",
         };
-        return Err(format!(
+        return Err(CopError::Exchange(format!(
             "HTTP {}{hint}: {}",
             status.as_u16(),
             crate::decision::excerpt(body.trim(), 200)
-        ));
+        )));
     }
     let v: Value = serde_json::from_str(&body).map_err(|_| {
-        format!(
+        CopError::Exchange(format!(
             "the response is not JSON: {}",
             crate::decision::excerpt(body.trim(), 120)
-        )
+        ))
     })?;
     let text = match cop.provider {
         Provider::Anthropic => v.get("content").and_then(Value::as_array).map(|blocks| {
@@ -101,15 +106,15 @@ async fn exchange(cop: &Cop, key: &Credential, system: &str, user: &str) -> Resu
             .map(str::to_string),
     };
     text.filter(|t| !t.trim().is_empty())
-        .ok_or_else(|| "the response has no text in it".to_string())
+        .ok_or_else(|| CopError::Exchange("the response has no text in it".to_string()))
 }
 
-fn describe(e: &reqwest::Error) -> String {
-    if e.is_timeout() {
+fn describe(e: &reqwest::Error) -> CopError {
+    CopError::Exchange(if e.is_timeout() {
         "the request timed out".into()
     } else if e.is_connect() {
         format!("cannot connect: {e}")
     } else {
         format!("request failed: {e}")
-    }
+    })
 }

@@ -14,6 +14,17 @@ use crate::config::{CopConfig, OnError, Provider};
 use crate::decision::{Decision, Layer};
 use crate::rules::GateRule;
 
+/// Why the reviewer gave no verdict.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CopError {
+    /// It could not be asked, or its answer could not be received.
+    #[error("{0}")]
+    Exchange(String),
+    /// It answered, but not with exactly one readable verdict.
+    #[error("{0}")]
+    Unreadable(String),
+}
+
 /// What the Cop said, or why it could not say.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CopResult {
@@ -139,7 +150,6 @@ pub struct Cop {
     pub provider: Provider,
     pub base_url: String,
     pub model: String,
-    pub key_env: String,
     key: Option<Credential>,
     /// Why there is no reviewer, when there is none.
     missing: String,
@@ -210,7 +220,6 @@ impl Cop {
             base_url,
             model: c.model.clone().unwrap_or_else(|| default_model.to_string()),
             missing: format!("no key in ${key_env}"),
-            key_env,
             key,
             timeout: Duration::from_millis(c.timeout_ms),
             max_tokens: c.max_tokens,
@@ -267,9 +276,9 @@ impl Cop {
             Ok(text) => match parse::verdict(&text) {
                 Ok((true, r)) => CopResult::Flagged(r),
                 Ok((false, r)) => CopResult::Clear(r),
-                Err(e) => CopResult::Failed(e),
+                Err(e) => CopResult::Failed(e.to_string()),
             },
-            Err(e) => CopResult::Failed(e),
+            Err(e) => CopResult::Failed(e.to_string()),
         }
     }
 }

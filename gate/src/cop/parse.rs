@@ -6,11 +6,13 @@
 
 use serde_json::Value;
 
+use super::CopError;
+
 const MAX_TEXT: usize = 64 * 1024;
 /// Objects tried before the answer counts as unreadable.
 const MAX_ATTEMPTS: usize = 64;
 
-pub fn verdict(text: &str) -> Result<(bool, String), String> {
+pub fn verdict(text: &str) -> Result<(bool, String), CopError> {
     let mut end = text.len().min(MAX_TEXT);
     while !text.is_char_boundary(end) {
         end -= 1;
@@ -23,28 +25,28 @@ pub fn verdict(text: &str) -> Result<(bool, String), String> {
     while let Some(i) = text[at..].find('{').map(|i| i + at) {
         attempts += 1;
         if attempts > MAX_ATTEMPTS {
-            return Err(format!(
+            return Err(CopError::Unreadable(format!(
                 "the reviewer's answer has too many braces to read one verdict: `{}`",
                 shown()
-            ));
+            )));
         }
         match crate::json::first(&text[i..]) {
             // A key named twice: which one a reader takes is a guess.
             Some(Err(e)) if e.to_string().contains("appears twice") => {
-                return Err(format!(
+                return Err(CopError::Unreadable(format!(
                     "the reviewer's answer names a key twice ({e}): `{}`",
                     shown()
-                ));
+                )));
             }
             Some(Ok((Value::Object(o), len))) => {
                 // Objects nested inside this one are part of it.
                 at = i + len;
                 if let Some(v) = o.get("flagged") {
                     let Some(flagged) = flag(v) else {
-                        return Err(format!(
+                        return Err(CopError::Unreadable(format!(
                             "the reviewer's answer has an unreadable \"flagged\": `{}`",
                             shown()
-                        ));
+                        )));
                     };
                     let reason = o
                         .get("reason")
@@ -59,14 +61,14 @@ pub fn verdict(text: &str) -> Result<(bool, String), String> {
     }
     match found.len() {
         1 => Ok(found.remove(0)),
-        0 => Err(format!(
+        0 => Err(CopError::Unreadable(format!(
             "the reviewer's answer has no {{\"flagged\": ...}} object: `{}`",
             shown()
-        )),
-        n => Err(format!(
+        ))),
+        n => Err(CopError::Unreadable(format!(
             "the reviewer's answer holds {n} verdicts, not one: `{}`",
             shown()
-        )),
+        ))),
     }
 }
 

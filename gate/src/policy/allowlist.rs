@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use bashgate_analyzer::{Invocation, Rule};
+use bashgate_analyzer::Invocation;
 use regex::Regex;
 use serde::Deserialize;
 
@@ -102,31 +102,22 @@ impl Allowlist {
     }
 
     pub fn check(&self, call: &BashCall) -> Option<Decision> {
-        for f in &call.analysis.findings {
-            if matches!(
-                f.rule,
-                Rule::ParseError
-                    | Rule::DynamicCommandName
-                    | Rule::LimitExceeded
-                    | Rule::DynamicScript
-                    | Rule::EmptyCommand
-            ) {
-                let rule = GateRule::Unparseable;
-                return Some(Decision::deny(
-                    Layer::Allowlist,
-                    rule,
-                    reason(
-                        "this command",
-                        &format!(
-                            "the allowlist cannot check a command it cannot fully read: {} [{}]",
-                            f.message,
-                            f.rule.id()
-                        ),
-                        rule,
-                        "write the command with literal program names and arguments",
+        if let Some(f) = super::incomplete::unnamed(call.analysis, true) {
+            let rule = GateRule::Unparseable;
+            return Some(Decision::deny(
+                Layer::Allowlist,
+                rule,
+                reason(
+                    "this command",
+                    &format!(
+                        "the allowlist cannot check a command it cannot fully read: {} [{}]",
+                        f.message,
+                        f.rule.id()
                     ),
-                ));
-            }
+                    rule,
+                    "write the command with literal program names and arguments",
+                ),
+            ));
         }
         for inv in &call.analysis.invocations {
             if let Some(d) = self.check_invocation(call, inv) {

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 
 use bashgate_analyzer::argv::{subcommand, Sub};
 use bashgate_analyzer::Invocation;
-use bashgate_analyzer::{Catalog, Rule};
+use bashgate_analyzer::Catalog;
 use serde::Deserialize;
 
 use super::{base_name, reason, BashCall, Call, Env, PolicyLayer, Step};
@@ -97,30 +97,22 @@ impl Denylist {
 
     pub fn check(&self, call: &BashCall) -> Option<Decision> {
         // What the denylist cannot read, it cannot clear.
-        for f in &call.analysis.findings {
-            if matches!(
-                f.rule,
-                Rule::ParseError
-                    | Rule::DynamicCommandName
-                    | Rule::LimitExceeded
-                    | Rule::DynamicScript
-            ) {
-                let rule = GateRule::BannedCommand;
-                return Some(Decision::deny(
-                    Layer::Denylist,
-                    rule,
-                    reason(
-                        "this command",
-                        &format!(
-                            "the denylist cannot check every program in it: {} [{}]",
-                            f.message,
-                            f.rule.id()
-                        ),
-                        rule,
-                        "write the command with literal program names and no computed parts",
+        if let Some(f) = super::incomplete::unnamed(call.analysis, false) {
+            let rule = GateRule::Unparseable;
+            return Some(Decision::deny(
+                Layer::Denylist,
+                rule,
+                reason(
+                    "this command",
+                    &format!(
+                        "the denylist cannot check every program in it: {} [{}]",
+                        f.message,
+                        f.rule.id()
                     ),
-                ));
-            }
+                    rule,
+                    "write the command with literal program names and no computed parts",
+                ),
+            ));
         }
         for (program, inv) in call.named() {
             let name = base_name(program);

@@ -591,7 +591,7 @@ fn bare_push_destination(repo: &Path) -> Result<String, String> {
 fn current_branch(project: &Path) -> Option<String> {
     let dot_git = project.join(".git");
     let dir = if dot_git.is_file() {
-        crate::fence::protected::gitdir_named(&dot_git)?
+        bashgate_fence::git::gitdir_named(&dot_git)?
     } else {
         dot_git
     };

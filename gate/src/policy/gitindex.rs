@@ -58,7 +58,7 @@ impl Index {
             vec![dot_git]
         } else if dot_git.exists() {
             // The worktree's own directory last: it holds the index.
-            crate::fence::protected::git_dirs(&dot_git)
+            bashgate_fence::git::git_dirs(&dot_git)
         } else {
             // Not a repository: git tracks nothing here.
             return Index::Empty;

@@ -64,6 +64,24 @@ impl PolicyLayer for Incomplete {
     }
 }
 
+/// The first part of the command whose programs cannot be named from its
+/// text: not read to the end, not read as bash reads it, a program's name
+/// or a script computed at run time, or a command with no name at all.
+/// What a list of programs (the denylist, the allowlist) cannot check. The
+/// one place that says which of the analyzer's findings hide a program.
+pub(super) fn unnamed(
+    analysis: &bashgate_analyzer::Analysis,
+    empty_counts: bool,
+) -> Option<&bashgate_analyzer::Finding> {
+    analysis.findings.iter().find(|f| match f.rule {
+        Rule::ParseError | Rule::LimitExceeded | Rule::DynamicCommandName | Rule::DynamicScript => {
+            true
+        }
+        Rule::EmptyCommand => empty_counts,
+        _ => false,
+    })
+}
+
 /// The first part of the command that was not read and may run: past a
 /// limit, or a parse error bash does not refuse too.
 fn unread<'a>(b: &'a super::BashCall) -> Option<&'a bashgate_analyzer::Finding> {

@@ -25,7 +25,7 @@ pub fn build(cfg: &Config) -> Option<Box<dyn PolicyLayer + Send + Sync>> {
 
 impl PolicyLayer for LeftBehind {
     fn check(&self, _call: &Call, _env: &dyn Env) -> Step {
-        let left = crate::fence::left_behind(&self.state_dir);
+        let left = bashgate_fence::left_behind(&self.state_dir);
         let Some(first) = left.first() else {
             return Step::Pass;
         };
@@ -40,8 +40,8 @@ impl PolicyLayer for LeftBehind {
         );
         let instead = format!(
             "the person looks at it and removes what the command made (or, once satisfied, deletes {} and any {}* there)",
-            crate::fence::left_behind_file(&self.state_dir).display(),
-            self.state_dir.join(crate::fence::RUNNING_PREFIX).display()
+            bashgate_fence::left_behind_file(&self.state_dir).display(),
+            self.state_dir.join(bashgate_fence::RUNNING_PREFIX).display()
         );
         Step::Decide(match self.profile {
             Profile::Strict => Decision::deny(

@@ -272,7 +272,8 @@ impl SelfGuard {
         }
     }
 
-    /// Without the session's taint (a test, a tool): as if tainted.
+    /// Without the session's taint: as if tainted.
+    #[cfg(test)]
     pub fn check_bash(&self, call: &BashCall) -> Option<Decision> {
         self.check_bash_tainted(call, true)
     }

@@ -43,6 +43,37 @@ pub(crate) fn operation_limit(own: std::time::Duration) -> std::time::Duration {
 pub mod postgres;
 pub mod sqlite;
 
+/// Why the daemon's store could not do what it was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The configuration names no store bashgate can use (`[serve] store`,
+    /// its password, its certificates).
+    #[error("{0}")]
+    Config(String),
+    /// The database could not be reached or refused a statement.
+    #[error("{0}")]
+    Database(String),
+    /// The database did not answer within the store's deadline.
+    #[error("{store}: no answer within {ms} ms")]
+    TimedOut { store: String, ms: u128 },
+    /// The database's schema is not one this bashgate can use as it is.
+    #[error("{0}")]
+    Schema(String),
+    /// The machine failed it: a file, the random source, the store's own
+    /// runtime.
+    #[error("{0}")]
+    System(String),
+    /// Every approval id tried was taken.
+    #[error("cannot find a free approval id")]
+    NoFreeId,
+    /// The audit log, which the SQLite store keeps in a database of its own.
+    #[error(transparent)]
+    Audit(#[from] bashgate::audit::AuditError),
+    /// What the store's own check found wrong (see [`exercise`]).
+    #[error("store check failed: {0}")]
+    Check(String),
+}
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -113,42 +144,42 @@ pub trait DaemonStore: Send + Sync {
     fn describe(&self) -> String;
 
     /// Creates a session; `false` when the name is taken.
-    fn create_session(&self, name: &str, token_hash: &str) -> Result<bool, String>;
+    fn create_session(&self, name: &str, token_hash: &str) -> Result<bool, StoreError>;
     /// The session a token hash belongs to.
-    fn session_for(&self, token_hash: &str) -> Result<Option<String>, String>;
-    fn sessions(&self) -> Result<Vec<SessionRow>, String>;
+    fn session_for(&self, token_hash: &str) -> Result<Option<String>, StoreError>;
+    fn sessions(&self) -> Result<Vec<SessionRow>, StoreError>;
     /// Deletes a session (its token stops working) and denies its pending
     /// approvals; `false` when there is no such session.
-    fn delete_session(&self, name: &str) -> Result<bool, String>;
-    fn load_state(&self, name: &str) -> Result<Option<SessionState>, String>;
+    fn delete_session(&self, name: &str) -> Result<bool, StoreError>;
+    fn load_state(&self, name: &str) -> Result<Option<SessionState>, StoreError>;
     /// Applies `f` to a session's state in one transaction that holds the
     /// session's row, so concurrent changes through other daemons are not
     /// lost; `false` when the session does not exist.
-    fn update(&self, name: &str, f: &mut dyn FnMut(&mut SessionState)) -> Result<bool, String>;
+    fn update(&self, name: &str, f: &mut dyn FnMut(&mut SessionState)) -> Result<bool, StoreError>;
 
     /// Stores a new pending approval under a fresh short id.
-    fn insert_approval(&self, a: &mut Approval) -> Result<(), String>;
-    fn approval(&self, id: &str) -> Result<Option<Approval>, String>;
+    fn insert_approval(&self, a: &mut Approval) -> Result<(), StoreError>;
+    fn approval(&self, id: &str) -> Result<Option<Approval>, StoreError>;
     /// Approvals, newest first; only pending ones unless `all`.
-    fn approvals(&self, all: bool, limit: usize) -> Result<Vec<Approval>, String>;
+    fn approvals(&self, all: bool, limit: usize) -> Result<Vec<Approval>, StoreError>;
     /// Approves or denies a pending approval that has not expired.
-    fn answer(&self, id: &str, approve: bool, note: Option<&str>) -> Result<Answered, String>;
+    fn answer(&self, id: &str, approve: bool, note: Option<&str>) -> Result<Answered, StoreError>;
     /// Marks pending approvals past their expiry as expired and returns
     /// them; each is returned to exactly one caller, even with several
     /// daemons sweeping.
-    fn expire_due(&self) -> Result<Vec<Approval>, String>;
-    fn count_pending(&self) -> Result<i64, String>;
+    fn expire_due(&self) -> Result<Vec<Approval>, StoreError>;
+    fn count_pending(&self) -> Result<i64, StoreError>;
 
     /// Writes the daemon's audit records in one transaction. A record with
     /// a `uid` already stored is skipped (a batch re-sent after a failure).
-    fn write_audit(&self, records: &[(String, Record)]) -> Result<(), String>;
+    fn write_audit(&self, records: &[(String, Record)]) -> Result<(), StoreError>;
     /// Audit records matching a filter, newest first.
-    fn query_audit(&self, f: &Filter) -> Result<Vec<Record>, String>;
+    fn query_audit(&self, f: &Filter) -> Result<Vec<Record>, StoreError>;
 
     /// Calls `f` when another daemon changes an approval, so long polls
     /// here wake at once (PostgreSQL: LISTEN/NOTIFY). One process on
     /// SQLite has no other daemon to hear.
-    fn watch(&self, f: OnChange, warn: Warn) -> Result<(), String>;
+    fn watch(&self, f: OnChange, warn: Warn) -> Result<(), StoreError>;
 }
 
 impl dyn DaemonStore + '_ {
@@ -157,7 +188,7 @@ impl dyn DaemonStore + '_ {
         &self,
         name: &str,
         f: impl FnOnce(&mut SessionState) -> T,
-    ) -> Result<Option<T>, String> {
+    ) -> Result<Option<T>, StoreError> {
         let mut f = Some(f);
         let mut out = None;
         let found = self.update(name, &mut |s| {
@@ -184,7 +215,7 @@ pub enum Engine {
 
 impl Engine {
     /// The engine the configuration names: `[serve] store`.
-    pub fn of(config: &Config) -> Result<Engine, String> {
+    pub fn of(config: &Config) -> Result<Engine, StoreError> {
         match config.serve.store.as_deref().map(str::trim) {
             None | Some("") | Some("sqlite") => Ok(Engine::Sqlite {
                 database: config.database(),
@@ -197,15 +228,15 @@ impl Engine {
                     options: postgres::Options::of(&config.serve),
                 })
             }
-            Some(other) => Err(format!(
+            Some(other) => Err(StoreError::Config(format!(
                 "[serve] store = `{other}`: use \"sqlite\" (the default) or a \
                  postgres://USER@HOST:PORT/DATABASE connection string"
-            )),
+            ))),
         }
     }
 
     /// Opens the store (PostgreSQL: connects and applies migrations).
-    pub fn open(&self) -> Result<Arc<dyn DaemonStore>, String> {
+    pub fn open(&self) -> Result<Arc<dyn DaemonStore>, StoreError> {
         Ok(match self {
             Engine::Sqlite { database, audit } => {
                 Arc::new(sqlite::SqliteStore::open(database, audit.clone())?)
@@ -216,7 +247,7 @@ impl Engine {
 
     /// Whether the store is reachable and its schema current, changing
     /// nothing: a line saying so, or why not.
-    pub fn check(&self) -> Result<String, String> {
+    pub fn check(&self) -> Result<String, StoreError> {
         match self {
             Engine::Sqlite { database, .. } => Ok(format!(
                 "sqlite:{} ({})",
@@ -235,13 +266,13 @@ impl Engine {
                     std::cmp::Ordering::Equal => {
                         Ok(format!("{what}: reachable, schema at version {have} (current)"))
                     }
-                    std::cmp::Ordering::Less => Err(format!(
+                    std::cmp::Ordering::Less => Err(StoreError::Schema(format!(
                         "{what}: reachable, but its schema is at version {have} of {know}; \
                          `bashgate serve` migrates it when it starts"
-                    )),
-                    std::cmp::Ordering::Greater => Err(format!(
+                    ))),
+                    std::cmp::Ordering::Greater => Err(StoreError::Schema(format!(
                         "{what}: its schema is at version {have}, newer than this bashgate knows ({know}); upgrade bashgate"
-                    )),
+                    ))),
                 }
             }
         }
@@ -257,17 +288,17 @@ pub fn token_hash(token: &str) -> String {
 }
 
 /// `n` bytes from the system's random source.
-pub fn random_bytes(n: usize) -> Result<Vec<u8>, String> {
+pub fn random_bytes(n: usize) -> Result<Vec<u8>, StoreError> {
     use std::io::Read;
     let mut buf = vec![0u8; n];
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut buf))
-        .map_err(|e| format!("cannot read /dev/urandom: {e}"))?;
+        .map_err(|e| StoreError::System(format!("cannot read /dev/urandom: {e}")))?;
     Ok(buf)
 }
 
 /// A short approval id: 6 characters a person can type (no 0/o, 1/l).
-pub fn short_id() -> Result<String, String> {
+pub fn short_id() -> Result<String, StoreError> {
     const ALPHABET: &[u8] = b"23456789abcdefghijkmnpqrstuvwxyz";
     Ok(random_bytes(6)?
         .iter()
@@ -303,7 +334,7 @@ impl SessionStore for DaemonSessions {
         match self.0.load_state(session) {
             Ok(Some(s)) => Ok(s),
             Ok(None) => Err(StateError::Db(format!("no session `{session}`"))),
-            Err(e) => Err(StateError::Db(e)),
+            Err(e) => Err(StateError::Db(e.to_string())),
         }
     }
 
@@ -315,19 +346,19 @@ impl SessionStore for DaemonSessions {
         match self.0.update_state(session, f) {
             Ok(Some(())) => Ok(()),
             Ok(None) => Err(StateError::Db(format!("no session `{session}`"))),
-            Err(e) => Err(StateError::Db(e)),
+            Err(e) => Err(StateError::Db(e.to_string())),
         }
     }
 }
 
 /// The same behaviour, asserted against any engine: the SQLite unit test
 /// runs it, and the PostgreSQL end-to-end tests run it on a real server.
-pub fn exercise(store: &dyn DaemonStore) -> Result<(), String> {
+pub fn exercise(store: &dyn DaemonStore) -> Result<(), StoreError> {
     let check = |ok: bool, what: &str| {
         if ok {
             Ok(())
         } else {
-            Err(format!("store check failed: {what}"))
+            Err(StoreError::Check(what.to_string()))
         }
     };
     let name = format!("x-{}", taint::hex(&random_bytes(4)?));

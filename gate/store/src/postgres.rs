@@ -29,7 +29,8 @@ use tokio_postgres::{AsyncMessage, Client, Config as PgConfig, Row};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::{
-    parse_state, short_id, state_text, Answered, Approval, DaemonStore, OnChange, SessionRow, Warn,
+    parse_state, short_id, state_text, Answered, Approval, DaemonStore, OnChange, SessionRow,
+    StoreError, Warn,
 };
 use bashgate::audit::{Filter, Record};
 use bashgate::config::ServeConfig;
@@ -146,30 +147,38 @@ impl Password {
         }
     }
 
-    fn read(&self) -> Result<Option<String>, String> {
+    fn read(&self) -> Result<Option<String>, StoreError> {
         match self {
             Password::None => Ok(None),
             Password::File(p) => std::fs::read_to_string(p)
                 .map(|t| Some(t.lines().next().unwrap_or("").to_string()))
-                .map_err(|e| format!("cannot read the store password file {}: {e}", p.display())),
-            Password::Env(v) => std::env::var(v)
-                .map(Some)
-                .map_err(|_| format!("the store password variable {v} is not set")),
+                .map_err(|e| {
+                    StoreError::Config(format!(
+                        "cannot read the store password file {}: {e}",
+                        p.display()
+                    ))
+                }),
+            Password::Env(v) => std::env::var(v).map(Some).map_err(|_| {
+                StoreError::Config(format!("the store password variable {v} is not set"))
+            }),
         }
     }
 }
 
 /// A connection string the store accepts: it parses, and carries no
 /// password (configuration files are read by many and copied around).
-pub fn check_url(url: &str) -> Result<PgConfig, String> {
-    let cfg = PgConfig::from_str(url)
-        .map_err(|e| format!("[serve] store is not a PostgreSQL connection string: {e}"))?;
+pub fn check_url(url: &str) -> Result<PgConfig, StoreError> {
+    let cfg = PgConfig::from_str(url).map_err(|e| {
+        StoreError::Config(format!(
+            "[serve] store is not a PostgreSQL connection string: {e}"
+        ))
+    })?;
     if cfg.get_password().is_some() {
-        return Err(
+        return Err(StoreError::Config(
             "[serve] store holds a password: take it out, and put it in a file named by \
              store_password_file or a variable named by store_password_env"
                 .into(),
-        );
+        ));
     }
     Ok(cfg)
 }
@@ -214,14 +223,14 @@ fn require_tls_off_this_host(cfg: &mut PgConfig) {
 
 /// TLS with the server's certificate verified (chain and host name)
 /// against `ca_file`'s authorities, or the public web's roots.
-fn tls(ca_file: Option<&std::path::Path>) -> Result<MakeRustlsConnect, String> {
+fn tls(ca_file: Option<&std::path::Path>) -> Result<MakeRustlsConnect, StoreError> {
     use rustls_pki_types::pem::PemObject;
     use rustls_pki_types::CertificateDer;
     let mut roots = rustls::RootCertStore::empty();
     match ca_file {
         Some(path) => {
             let bad = |e: &dyn std::fmt::Display| {
-                format!("[serve] store_ca_file {}: {e}", path.display())
+                StoreError::Config(format!("[serve] store_ca_file {}: {e}", path.display()))
             };
             for cert in CertificateDer::pem_file_iter(path).map_err(|e| bad(&e))? {
                 roots.add(cert.map_err(|e| bad(&e))?).map_err(|e| bad(&e))?;
@@ -236,7 +245,7 @@ fn tls(ca_file: Option<&std::path::Path>) -> Result<MakeRustlsConnect, String> {
         rustls::crypto::ring::default_provider(),
     ))
     .with_safe_default_protocol_versions()
-    .map_err(|e| format!("cannot set up TLS: {e}"))?
+    .map_err(|e| StoreError::System(format!("cannot set up TLS: {e}")))?
     .with_root_certificates(roots)
     .with_no_client_auth();
     Ok(MakeRustlsConnect::new(config))
@@ -300,7 +309,7 @@ type PgResult<T> = Result<T, tokio_postgres::Error>;
 impl PgStore {
     /// Connects, applies the migrations this binary knows, and returns the
     /// store. The password is read now.
-    pub fn open(url: &str, options: &Options) -> Result<PgStore, String> {
+    pub fn open(url: &str, options: &Options) -> Result<PgStore, StoreError> {
         let store = Self::connect_only(url, options)?;
         store.migrate()?;
         Ok(store)
@@ -308,7 +317,7 @@ impl PgStore {
 
     /// The store without touching its schema; nothing is sent until the
     /// first operation.
-    pub fn connect_only(url: &str, options: &Options) -> Result<PgStore, String> {
+    pub fn connect_only(url: &str, options: &Options) -> Result<PgStore, StoreError> {
         let mut cfg = check_url(url)?;
         if let Some(p) = options.password.read()? {
             cfg.password(p);
@@ -327,7 +336,7 @@ impl PgStore {
             .thread_name("bashgate-store")
             .enable_all()
             .build()
-            .map_err(|e| format!("cannot start the store's runtime: {e}"))?;
+            .map_err(|e| StoreError::System(format!("cannot start the store's runtime: {e}")))?;
         let store = PgStore {
             describe: describe(&cfg),
             cfg,
@@ -343,7 +352,7 @@ impl PgStore {
 
     /// The schema version this database is at and the one this binary
     /// knows, without changing anything (`serve --check-store`).
-    pub fn schema_version(&self) -> Result<(i64, i64), String> {
+    pub fn schema_version(&self) -> Result<(i64, i64), StoreError> {
         let v = self.run(async |c| {
             let exists: bool = c
                 .query_one("SELECT to_regclass('bashgate_schema') IS NOT NULL", &[])
@@ -361,7 +370,7 @@ impl PgStore {
         Ok((v, MIGRATIONS.len() as i64))
     }
 
-    fn migrate(&self) -> Result<(), String> {
+    fn migrate(&self) -> Result<(), StoreError> {
         self.run(async |c| {
             let tx = c.transaction().await?;
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
@@ -388,13 +397,20 @@ impl PgStore {
             }
             tx.commit().await
         })
-        .map_err(|e| format!("cannot migrate the store's schema: {e}"))?;
+        // What failed is the database (not reached, refused); the message
+        // says it was while migrating.
+        .map_err(|e| match e {
+            StoreError::Database(m) => {
+                StoreError::Database(format!("cannot migrate the store's schema: {m}"))
+            }
+            other => other,
+        })?;
         let (have, know) = self.schema_version()?;
         if have > know {
-            return Err(format!(
+            return Err(StoreError::Schema(format!(
                 "the store's schema is at version {have}, newer than this bashgate knows ({know}); \
                  upgrade bashgate on this host"
-            ));
+            )));
         }
         Ok(())
     }
@@ -411,7 +427,7 @@ impl PgStore {
 
     /// Runs `f` on a pooled connection within the store's deadline. A
     /// connection that failed or timed out is not put back.
-    fn run<T>(&self, f: impl AsyncFnOnce(&mut Client) -> PgResult<T>) -> Result<T, String> {
+    fn run<T>(&self, f: impl AsyncFnOnce(&mut Client) -> PgResult<T>) -> Result<T, StoreError> {
         let (cfg, tls, slots, pool) = (&self.cfg, &self.tls, &self.slots, &self.pool);
         let deadline = super::operation_limit(self.timeout);
         let out = self.rt().block_on(async move {
@@ -449,11 +465,10 @@ impl PgStore {
                 Err(self.error(&e))
             }
             Ok(Err(e)) => Err(self.error(&e)),
-            Err(_) => Err(format!(
-                "{}: no answer within {} ms",
-                self.describe,
-                deadline.as_millis()
-            )),
+            Err(_) => Err(StoreError::TimedOut {
+                store: self.describe.clone(),
+                ms: deadline.as_millis(),
+            }),
         }
     }
 
@@ -461,12 +476,12 @@ impl PgStore {
         self.rt.as_ref().expect("the runtime lives until drop")
     }
 
-    fn error(&self, e: &tokio_postgres::Error) -> String {
+    fn error(&self, e: &tokio_postgres::Error) -> StoreError {
         // The source holds the server's message ("connection refused").
-        match std::error::Error::source(e) {
+        StoreError::Database(match std::error::Error::source(e) {
             Some(s) => format!("{}: {e}: {s}", self.describe),
             None => format!("{}: {e}", self.describe),
-        }
+        })
     }
 
     fn put(&self, c: Client) {
@@ -493,7 +508,7 @@ impl DaemonStore for PgStore {
         self.describe.clone()
     }
 
-    fn create_session(&self, name: &str, token_hash: &str) -> Result<bool, String> {
+    fn create_session(&self, name: &str, token_hash: &str) -> Result<bool, StoreError> {
         let state = state_text(&SessionState::default());
         let now = taint::now_ms() as i64;
         self.run(async |c| {
@@ -507,7 +522,7 @@ impl DaemonStore for PgStore {
         })
     }
 
-    fn session_for(&self, token_hash: &str) -> Result<Option<String>, String> {
+    fn session_for(&self, token_hash: &str) -> Result<Option<String>, StoreError> {
         self.run(async |c| {
             c.query_opt(
                 "SELECT name FROM sessions WHERE token_hash = $1",
@@ -518,7 +533,7 @@ impl DaemonStore for PgStore {
         })
     }
 
-    fn sessions(&self) -> Result<Vec<SessionRow>, String> {
+    fn sessions(&self) -> Result<Vec<SessionRow>, StoreError> {
         let rows: Vec<(String, i64, String)> = self.run(async |c| {
             let rows = c
                 .query(
@@ -545,7 +560,7 @@ impl DaemonStore for PgStore {
             .collect())
     }
 
-    fn delete_session(&self, name: &str) -> Result<bool, String> {
+    fn delete_session(&self, name: &str) -> Result<bool, StoreError> {
         let now = taint::now_ms() as i64;
         let deleted = self.run(async |c| {
             let tx = c.transaction().await?;
@@ -565,7 +580,7 @@ impl DaemonStore for PgStore {
         Ok(deleted)
     }
 
-    fn load_state(&self, name: &str) -> Result<Option<SessionState>, String> {
+    fn load_state(&self, name: &str) -> Result<Option<SessionState>, StoreError> {
         self.run(async |c| {
             c.query_opt("SELECT state FROM sessions WHERE name = $1", &[&name])
                 .await
@@ -573,7 +588,7 @@ impl DaemonStore for PgStore {
         })
     }
 
-    fn update(&self, name: &str, f: &mut dyn FnMut(&mut SessionState)) -> Result<bool, String> {
+    fn update(&self, name: &str, f: &mut dyn FnMut(&mut SessionState)) -> Result<bool, StoreError> {
         self.run(async |c| {
             let tx = c.transaction().await?;
             let Some(row) = tx
@@ -597,7 +612,7 @@ impl DaemonStore for PgStore {
         })
     }
 
-    fn insert_approval(&self, a: &mut Approval) -> Result<(), String> {
+    fn insert_approval(&self, a: &mut Approval) -> Result<(), StoreError> {
         for _ in 0..16 {
             a.id = short_id()?;
             let x = a.clone();
@@ -623,10 +638,10 @@ impl DaemonStore for PgStore {
                 return Ok(());
             }
         }
-        Err("cannot find a free approval id".into())
+        Err(StoreError::NoFreeId)
     }
 
-    fn approval(&self, id: &str) -> Result<Option<Approval>, String> {
+    fn approval(&self, id: &str) -> Result<Option<Approval>, StoreError> {
         self.run(async |c| {
             c.query_opt(
                 &format!("SELECT {APPROVAL_COLS} FROM approvals WHERE id = $1"),
@@ -637,7 +652,7 @@ impl DaemonStore for PgStore {
         })
     }
 
-    fn approvals(&self, all: bool, limit: usize) -> Result<Vec<Approval>, String> {
+    fn approvals(&self, all: bool, limit: usize) -> Result<Vec<Approval>, StoreError> {
         let filter = if all { "" } else { "WHERE status = 'pending'" };
         let limit = limit as i64;
         self.run(async |c| {
@@ -653,7 +668,7 @@ impl DaemonStore for PgStore {
         })
     }
 
-    fn answer(&self, id: &str, approve: bool, note: Option<&str>) -> Result<Answered, String> {
+    fn answer(&self, id: &str, approve: bool, note: Option<&str>) -> Result<Answered, StoreError> {
         let now = taint::now_ms() as i64;
         let status = if approve { "approved" } else { "denied" };
         let note = note.map(text);
@@ -679,7 +694,7 @@ impl DaemonStore for PgStore {
         })
     }
 
-    fn expire_due(&self) -> Result<Vec<Approval>, String> {
+    fn expire_due(&self) -> Result<Vec<Approval>, StoreError> {
         let now = taint::now_ms() as i64;
         // One UPDATE … RETURNING: a row expired by another daemon's sweep
         // in the same instant is returned to that daemon only.
@@ -702,7 +717,7 @@ impl DaemonStore for PgStore {
         Ok(due)
     }
 
-    fn count_pending(&self) -> Result<i64, String> {
+    fn count_pending(&self) -> Result<i64, StoreError> {
         self.run(async |c| {
             c.query_one(
                 "SELECT COUNT(*) FROM approvals WHERE status = 'pending'",
@@ -713,7 +728,7 @@ impl DaemonStore for PgStore {
         })
     }
 
-    fn write_audit(&self, records: &[(String, Record)]) -> Result<(), String> {
+    fn write_audit(&self, records: &[(String, Record)]) -> Result<(), StoreError> {
         self.run(async |c| {
             let tx = c.transaction().await?;
             let st = tx
@@ -752,7 +767,7 @@ impl DaemonStore for PgStore {
         })
     }
 
-    fn query_audit(&self, f: &Filter) -> Result<Vec<Record>, String> {
+    fn query_audit(&self, f: &Filter) -> Result<Vec<Record>, StoreError> {
         let mut sql = String::from(
             "SELECT time, unix_ms, session, event, tool, command, cwd, verdict, findings,
                     corruption, secret, layer, rule, decision, reason
@@ -806,7 +821,7 @@ impl DaemonStore for PgStore {
         })
     }
 
-    fn watch(&self, f: OnChange, warn: Warn) -> Result<(), String> {
+    fn watch(&self, f: OnChange, warn: Warn) -> Result<(), StoreError> {
         if let Ok(mut w) = self.warn.lock() {
             *w = Some(warn.clone());
         }
@@ -900,6 +915,8 @@ mod tests {
             "host=db user=u password=sekrit dbname=b",
         ] {
             let e = check_url(url).unwrap_err();
+            assert!(matches!(e, StoreError::Config(_)), "{e}");
+            let e = e.to_string();
             assert!(
                 e.contains("holds a password") && !e.contains("sekrit"),
                 "{e}"

@@ -12,6 +12,7 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use super::Warn;
 use super::{
     parse_state, short_id, state_text, Answered, Approval, DaemonStore, OnChange, SessionRow,
+    StoreError,
 };
 use bashgate::audit::{Audit, Filter, Record};
 use bashgate::taint::{self, SessionState};
@@ -50,8 +51,8 @@ pub struct SqliteStore {
     audit: Audit,
 }
 
-fn err(path: &Path) -> impl Fn(rusqlite::Error) -> String + '_ {
-    move |e| format!("daemon database {}: {e}", path.display())
+fn err(path: &Path) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+    move |e| StoreError::Database(format!("daemon database {}: {e}", path.display()))
 }
 
 /// An approval row; a pending one past its expiry reads as expired even
@@ -77,11 +78,11 @@ const APPROVAL_COLS: &str =
     "id, session, tool, command, cwd, reason, created_ms, expires_ms, status, answered_ms, answer";
 
 impl SqliteStore {
-    pub fn open(path: &Path, audit: PathBuf) -> Result<SqliteStore, String> {
+    pub fn open(path: &Path, audit: PathBuf) -> Result<SqliteStore, StoreError> {
         // Owner-only: it holds taint, approvals and (by default) the
         // admin socket's directory.
         bashgate::private::prepare_file(path)
-            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+            .map_err(|e| StoreError::System(format!("cannot create {}: {e}", path.display())))?;
         let db = SqliteStore {
             path: path.to_path_buf(),
             pool: Mutex::new(Vec::new()),
@@ -95,7 +96,7 @@ impl SqliteStore {
         Ok(db)
     }
 
-    fn connect(&self) -> Result<Connection, String> {
+    fn connect(&self) -> Result<Connection, StoreError> {
         let c = Connection::open(&self.path).map_err(err(&self.path))?;
         c.busy_timeout(Duration::from_secs(10))
             .map_err(err(&self.path))?;
@@ -113,7 +114,10 @@ impl SqliteStore {
     }
 
     /// Runs `f` on a pooled connection.
-    fn with<T>(&self, f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>) -> Result<T, String> {
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, StoreError> {
         let pooled = self.pool.lock().ok().and_then(|mut p| p.pop());
         let mut c = match pooled {
             Some(c) => c,
@@ -131,7 +135,7 @@ impl DaemonStore for SqliteStore {
     }
 
     /// Creates a session; `false` when the name is taken.
-    fn create_session(&self, name: &str, token_hash: &str) -> Result<bool, String> {
+    fn create_session(&self, name: &str, token_hash: &str) -> Result<bool, StoreError> {
         let state = state_text(&SessionState::default());
         self.with(|c| {
             c.execute(
@@ -143,7 +147,7 @@ impl DaemonStore for SqliteStore {
     }
 
     /// The session a token hash belongs to.
-    fn session_for(&self, token_hash: &str) -> Result<Option<String>, String> {
+    fn session_for(&self, token_hash: &str) -> Result<Option<String>, StoreError> {
         self.with(|c| {
             c.query_row(
                 "SELECT name FROM sessions WHERE token_hash = ?1",
@@ -154,7 +158,7 @@ impl DaemonStore for SqliteStore {
         })
     }
 
-    fn sessions(&self) -> Result<Vec<SessionRow>, String> {
+    fn sessions(&self) -> Result<Vec<SessionRow>, StoreError> {
         let rows: Vec<(String, i64, String)> = self.with(|c| {
             let mut st = c.prepare("SELECT name, created_ms, state FROM sessions ORDER BY name")?;
             let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
@@ -176,7 +180,7 @@ impl DaemonStore for SqliteStore {
 
     /// Deletes a session (its token stops working) and denies its pending
     /// approvals; `false` when there is no such session.
-    fn delete_session(&self, name: &str) -> Result<bool, String> {
+    fn delete_session(&self, name: &str) -> Result<bool, StoreError> {
         let now = taint::now_ms() as i64;
         self.with(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -191,7 +195,7 @@ impl DaemonStore for SqliteStore {
         })
     }
 
-    fn update(&self, name: &str, f: &mut dyn FnMut(&mut SessionState)) -> Result<bool, String> {
+    fn update(&self, name: &str, f: &mut dyn FnMut(&mut SessionState)) -> Result<bool, StoreError> {
         self.with(|c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let Some(text) = tx
@@ -215,7 +219,7 @@ impl DaemonStore for SqliteStore {
         })
     }
 
-    fn load_state(&self, name: &str) -> Result<Option<SessionState>, String> {
+    fn load_state(&self, name: &str) -> Result<Option<SessionState>, StoreError> {
         self.with(|c| {
             c.query_row(
                 "SELECT state FROM sessions WHERE name = ?1",
@@ -228,7 +232,7 @@ impl DaemonStore for SqliteStore {
     }
 
     /// Stores a new pending approval under a fresh short id.
-    fn insert_approval(&self, a: &mut Approval) -> Result<(), String> {
+    fn insert_approval(&self, a: &mut Approval) -> Result<(), StoreError> {
         for _ in 0..16 {
             a.id = short_id()?;
             let inserted = self.with(|c| {
@@ -246,10 +250,10 @@ impl DaemonStore for SqliteStore {
                 return Ok(());
             }
         }
-        Err("cannot find a free approval id".into())
+        Err(StoreError::NoFreeId)
     }
 
-    fn approval(&self, id: &str) -> Result<Option<Approval>, String> {
+    fn approval(&self, id: &str) -> Result<Option<Approval>, StoreError> {
         self.with(|c| {
             c.query_row(
                 &format!("SELECT {APPROVAL_COLS} FROM approvals WHERE id = ?1"),
@@ -261,7 +265,7 @@ impl DaemonStore for SqliteStore {
     }
 
     /// Approvals, newest first; only pending ones unless `all`.
-    fn approvals(&self, all: bool, limit: usize) -> Result<Vec<Approval>, String> {
+    fn approvals(&self, all: bool, limit: usize) -> Result<Vec<Approval>, StoreError> {
         let filter = if all { "" } else { "WHERE status = 'pending'" };
         self.with(|c| {
             let mut st = c.prepare(&format!(
@@ -273,7 +277,7 @@ impl DaemonStore for SqliteStore {
     }
 
     /// Approves or denies a pending approval that has not expired.
-    fn answer(&self, id: &str, approve: bool, note: Option<&str>) -> Result<Answered, String> {
+    fn answer(&self, id: &str, approve: bool, note: Option<&str>) -> Result<Answered, StoreError> {
         let now = taint::now_ms() as i64;
         let status = if approve { "approved" } else { "denied" };
         let changed = self.with(|c| {
@@ -291,7 +295,7 @@ impl DaemonStore for SqliteStore {
     }
 
     /// Marks pending approvals past their expiry as expired; returns them.
-    fn expire_due(&self) -> Result<Vec<Approval>, String> {
+    fn expire_due(&self) -> Result<Vec<Approval>, StoreError> {
         let now = taint::now_ms() as i64;
         self.with(|c| {
             // Most sweeps find nothing: look before taking the write lock.
@@ -325,7 +329,7 @@ impl DaemonStore for SqliteStore {
         })
     }
 
-    fn count_pending(&self) -> Result<i64, String> {
+    fn count_pending(&self) -> Result<i64, StoreError> {
         self.with(|c| {
             c.query_row(
                 "SELECT COUNT(*) FROM approvals WHERE status = 'pending'",
@@ -335,15 +339,15 @@ impl DaemonStore for SqliteStore {
         })
     }
 
-    fn write_audit(&self, records: &[(String, Record)]) -> Result<(), String> {
-        self.audit.write_with_ids(records)
+    fn write_audit(&self, records: &[(String, Record)]) -> Result<(), StoreError> {
+        Ok(self.audit.write_with_ids(records)?)
     }
 
-    fn query_audit(&self, f: &Filter) -> Result<Vec<Record>, String> {
-        self.audit.query(f)
+    fn query_audit(&self, f: &Filter) -> Result<Vec<Record>, StoreError> {
+        Ok(self.audit.query(f)?)
     }
 
-    fn watch(&self, _: OnChange, _: Warn) -> Result<(), String> {
+    fn watch(&self, _: OnChange, _: Warn) -> Result<(), StoreError> {
         Ok(())
     }
 }

@@ -77,10 +77,10 @@ pub struct Event {
 
 /// The text a finished call showed the agent: every string in the
 /// client's report of its result, under whichever name the client gives
-/// it, up to `bashgate::seen::MAX_SEEN` bytes.
+/// it, up to `bashgate::MAX_SEEN` bytes.
 pub(crate) fn seen_text(o: &serde_json::Map<String, Value>) -> Option<String> {
     fn strings(v: &Value, out: &mut String) {
-        if out.len() >= bashgate::seen::MAX_SEEN {
+        if out.len() >= bashgate::MAX_SEEN {
             return;
         }
         match v {
@@ -544,9 +544,10 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
                 // the project's files are; the daemon judges what the call
                 // read from its name and input.
                 let shown = event.seen.as_deref().and_then(|seen| {
-                    let mut g = Gate::new(config.clone());
-                    g.project = anchored_project.clone();
-                    g.secret_shown(&call, seen)
+                    Gate::builder(config.clone())
+                        .project(anchored_project.clone())
+                        .build()
+                        .secret_shown(&call, seen)
                 });
                 // Report first: the next decision must see this taint.
                 let reported = crate::remote::report(&config, url, &call).and_then(|()| {
@@ -573,27 +574,31 @@ pub fn run<P: Protocol>(config_flag: Option<&Path>, remote: Option<&str>) {
 
     let (budget_ms, on_error) = (config.hook.budget_ms, config.on_error);
     let pre = event.kind == Kind::Pre;
-    let mut gate = Gate::new(config);
-    gate.config_file = config_file;
-    gate.untrusted_project = untrusted;
     // Only recording what a call read (after it ran, or before for a
     // client with no after event) reads a fenced line back.
-    if !pre || P::TAINTS_BEFORE {
-        gate.fence_runner = gate_program().ok();
-    }
-    gate.project = anchored_project;
-    gate.on_slow(Box::new(move || {
-        let render: fn(&Decision) -> Value = |d| P::render(Reply::Decision(d));
-        start_watchdog(
-            budget_ms,
-            on_error,
-            if pre {
-                render
-            } else {
-                |_| P::render(Reply::Nothing)
-            },
-        )
-    }));
+    let fence_runner = if !pre || P::TAINTS_BEFORE {
+        gate_program().ok()
+    } else {
+        None
+    };
+    let gate = Gate::builder(config)
+        .config_file(config_file)
+        .untrusted_project(untrusted)
+        .fence_runner(fence_runner)
+        .project(anchored_project)
+        .on_slow(Box::new(move || {
+            let render: fn(&Decision) -> Value = |d| P::render(Reply::Decision(d));
+            start_watchdog(
+                budget_ms,
+                on_error,
+                if pre {
+                    render
+                } else {
+                    |_| P::render(Reply::Nothing)
+                },
+            )
+        }))
+        .build();
     if pre {
         let mut outcome = gate.decide_guarded(&call);
         // A client with no event after a read: what the read brings in is
@@ -750,11 +755,11 @@ pub(crate) fn fence_offer(
         FenceKind::Writes if confine.untainted == config::UntaintedFence::Off => {
             return Fence::Unavailable("confine.untainted = \"off\"".into())
         }
-        FenceKind::Writes => bashgate::fence::WRITES,
+        FenceKind::Writes => bashgate_fence::WRITES,
     };
-    match bashgate::fence::probe_cached(state_dir).can_run(profile) {
+    match bashgate_fence::probe_cached(state_dir).can_run(profile) {
         Ok(()) => Fence::Offered,
-        Err(why) => Fence::Unavailable(why),
+        Err(why) => Fence::Unavailable(why.to_string()),
     }
 }
 

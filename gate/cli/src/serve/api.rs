@@ -141,12 +141,12 @@ thread_local! {
 fn with_gate<T>(app: &App, f: impl FnOnce(&Gate) -> T) -> T {
     GATE.with(|cell| {
         let g = cell.get_or_init(|| {
-            let mut g =
-                Gate::with_store(app.config.clone(), Box::new(DaemonSessions(app.db.clone())));
-            g.config_file = app.config_file.clone();
-            // The daemon decides for containers.
-            g.runs_in = bashgate::cop::RunsIn::Container;
-            g
+            Gate::builder(app.config.clone())
+                .store(Box::new(DaemonSessions(app.db.clone())))
+                .config_file(app.config_file.clone())
+                // The daemon decides for containers.
+                .runs_in(bashgate::RunsIn::Container)
+                .build()
         });
         f(g)
     })

@@ -287,7 +287,7 @@ pub async fn sweep(app: Arc<App>) {
             for a in &due {
                 remember(&app2, a);
             }
-            Ok::<_, String>(due)
+            Ok::<_, bashgate_store::StoreError>(due)
         });
         match expired.await {
             Ok(Ok(due)) if !due.is_empty() => {

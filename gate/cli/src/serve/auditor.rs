@@ -232,35 +232,48 @@ mod tests {
         fn describe(&self) -> String {
             self.inner.describe()
         }
-        fn create_session(&self, n: &str, h: &str) -> Result<bool, String> {
+        fn create_session(&self, n: &str, h: &str) -> Result<bool, bashgate_store::StoreError> {
             self.inner.create_session(n, h)
         }
-        fn session_for(&self, h: &str) -> Result<Option<String>, String> {
+        fn session_for(&self, h: &str) -> Result<Option<String>, bashgate_store::StoreError> {
             self.inner.session_for(h)
         }
-        fn sessions(&self) -> Result<Vec<bashgate_store::SessionRow>, String> {
+        fn sessions(&self) -> Result<Vec<bashgate_store::SessionRow>, bashgate_store::StoreError> {
             self.inner.sessions()
         }
-        fn delete_session(&self, n: &str) -> Result<bool, String> {
+        fn delete_session(&self, n: &str) -> Result<bool, bashgate_store::StoreError> {
             self.inner.delete_session(n)
         }
-        fn load_state(&self, n: &str) -> Result<Option<bashgate::taint::SessionState>, String> {
+        fn load_state(
+            &self,
+            n: &str,
+        ) -> Result<Option<bashgate::taint::SessionState>, bashgate_store::StoreError> {
             self.inner.load_state(n)
         }
         fn update(
             &self,
             n: &str,
             f: &mut dyn FnMut(&mut bashgate::taint::SessionState),
-        ) -> Result<bool, String> {
+        ) -> Result<bool, bashgate_store::StoreError> {
             self.inner.update(n, f)
         }
-        fn insert_approval(&self, a: &mut bashgate_store::Approval) -> Result<(), String> {
+        fn insert_approval(
+            &self,
+            a: &mut bashgate_store::Approval,
+        ) -> Result<(), bashgate_store::StoreError> {
             self.inner.insert_approval(a)
         }
-        fn approval(&self, id: &str) -> Result<Option<bashgate_store::Approval>, String> {
+        fn approval(
+            &self,
+            id: &str,
+        ) -> Result<Option<bashgate_store::Approval>, bashgate_store::StoreError> {
             self.inner.approval(id)
         }
-        fn approvals(&self, all: bool, l: usize) -> Result<Vec<bashgate_store::Approval>, String> {
+        fn approvals(
+            &self,
+            all: bool,
+            l: usize,
+        ) -> Result<Vec<bashgate_store::Approval>, bashgate_store::StoreError> {
             self.inner.approvals(all, l)
         }
         fn answer(
@@ -268,29 +281,31 @@ mod tests {
             id: &str,
             ok: bool,
             note: Option<&str>,
-        ) -> Result<bashgate_store::Answered, String> {
+        ) -> Result<bashgate_store::Answered, bashgate_store::StoreError> {
             self.inner.answer(id, ok, note)
         }
-        fn expire_due(&self) -> Result<Vec<bashgate_store::Approval>, String> {
+        fn expire_due(&self) -> Result<Vec<bashgate_store::Approval>, bashgate_store::StoreError> {
             self.inner.expire_due()
         }
-        fn count_pending(&self) -> Result<i64, String> {
+        fn count_pending(&self) -> Result<i64, bashgate_store::StoreError> {
             self.inner.count_pending()
         }
-        fn write_audit(&self, r: &[(String, Record)]) -> Result<(), String> {
+        fn write_audit(&self, r: &[(String, Record)]) -> Result<(), bashgate_store::StoreError> {
             if self.down.load(Ordering::SeqCst) {
-                return Err("the store is down".into());
+                return Err(bashgate_store::StoreError::Database(
+                    "the store is down".into(),
+                ));
             }
             self.inner.write_audit(r)
         }
-        fn query_audit(&self, f: &Filter) -> Result<Vec<Record>, String> {
+        fn query_audit(&self, f: &Filter) -> Result<Vec<Record>, bashgate_store::StoreError> {
             self.inner.query_audit(f)
         }
         fn watch(
             &self,
             f: bashgate_store::OnChange,
             w: bashgate_store::Warn,
-        ) -> Result<(), String> {
+        ) -> Result<(), bashgate_store::StoreError> {
             self.inner.watch(f, w)
         }
     }

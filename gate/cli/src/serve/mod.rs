@@ -100,8 +100,8 @@ impl ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, message)
     }
 
-    pub fn internal(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message)
+    pub fn internal(message: impl std::fmt::Display) -> ApiError {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message.to_string())
     }
 }
 
@@ -239,14 +239,16 @@ async fn serve(
     // Approvals changed through another daemon on the same store wake the
     // long polls here at once.
     let weak = Arc::downgrade(&app);
-    app.db.watch(
-        Arc::new(move || {
-            if let Some(app) = weak.upgrade() {
-                app.changed();
-            }
-        }),
-        Arc::new(|w| eprintln!("bashgate serve: {w}")),
-    )?;
+    app.db
+        .watch(
+            Arc::new(move || {
+                if let Some(app) = weak.upgrade() {
+                    app.changed();
+                }
+            }),
+            Arc::new(|w| eprintln!("bashgate serve: {w}")),
+        )
+        .map_err(|e| e.to_string())?;
 
     let admin_listener = listen::admin(&admin_path)?;
     let container = listen::container(&target).await?;

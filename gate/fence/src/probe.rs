@@ -4,14 +4,14 @@
 
 use std::sync::OnceLock;
 
-use super::Profile;
+use super::{FenceError, Layer, Profile};
 
 #[derive(Debug, Clone)]
 pub struct Probe {
     /// New user, mount, network and pid namespaces, or why not.
-    pub namespaces: Result<(), String>,
+    pub namespaces: Result<(), FenceError>,
     /// seccomp filters, or why not.
-    pub seccomp: Result<(), String>,
+    pub seccomp: Result<(), FenceError>,
     /// The Landlock ABI (0: none).
     pub landlock_abi: i32,
 }
@@ -19,10 +19,15 @@ pub struct Probe {
 pub fn probe() -> &'static Probe {
     static PROBE: OnceLock<Probe> = OnceLock::new();
     PROBE.get_or_init(|| Probe {
-        namespaces: namespaces(),
-        seccomp: seccomp(),
+        namespaces: namespaces().map_err(unavailable(Layer::Namespaces)),
+        seccomp: seccomp().map_err(unavailable(Layer::Seccomp)),
         landlock_abi: landlock_abi(),
     })
+}
+
+/// The error for a layer the kernel refuses or lacks, and why.
+fn unavailable(layer: Layer) -> impl Fn(String) -> FenceError {
+    move |why| FenceError::Unavailable { layer, why }
 }
 
 /// [`probe`], with the namespace trial (a fork, most of the cost) kept in
@@ -48,7 +53,12 @@ pub fn probe_cached(dir: &std::path::Path) -> Probe {
                 Ok(()) => "ok".to_string(),
                 Err(e) => e.replace('\n', " "),
             };
-            let _ = crate::private::create_dir(dir);
+            // Owner-only, as the state directory it sits in.
+            let _ = std::os::unix::fs::DirBuilderExt::mode(
+                std::fs::DirBuilder::new().recursive(true),
+                0o700,
+            )
+            .create(dir);
             let tmp = dir.join(format!(".fence-probe.{}", std::process::id()));
             if std::fs::write(&tmp, format!("{key}\n{line}\n")).is_ok() {
                 let _ = std::fs::rename(&tmp, &file);
@@ -57,8 +67,8 @@ pub fn probe_cached(dir: &std::path::Path) -> Probe {
         }
     };
     Probe {
-        namespaces,
-        seccomp: seccomp(),
+        namespaces: namespaces.map_err(unavailable(Layer::Namespaces)),
+        seccomp: seccomp().map_err(unavailable(Layer::Seccomp)),
         landlock_abi: landlock_abi(),
     }
 }
@@ -66,7 +76,7 @@ pub fn probe_cached(dir: &std::path::Path) -> Probe {
 impl Probe {
     /// Whether `bashgate run --profile NAME` can set up every layer the
     /// profile requires; the error says what is missing.
-    pub fn can_run(&self, profile: &str) -> Result<(), String> {
+    pub fn can_run(&self, profile: &str) -> Result<(), FenceError> {
         let p = Profile::named(profile)?;
         if p.namespaces {
             self.namespaces.clone()?;
@@ -75,23 +85,18 @@ impl Probe {
             self.seccomp.clone()?;
         }
         if self.landlock_abi < p.landlock_abi {
-            return Err(format!(
-                "profile {:?} needs Landlock ABI {} and this kernel has {}",
-                p.name,
-                p.landlock_abi,
-                if self.landlock_abi == 0 {
-                    "none".to_string()
-                } else {
-                    format!("ABI {}", self.landlock_abi)
-                }
-            ));
+            return Err(FenceError::LandlockTooOld {
+                profile: p.name,
+                needs: p.landlock_abi,
+                has: self.landlock_abi,
+            });
         }
         Ok(())
     }
 
     /// One line per layer, for `bashgate doctor`.
     pub fn lines(&self) -> Vec<String> {
-        let state = |r: &Result<(), String>| match r {
+        let state = |r: &Result<(), FenceError>| match r {
             Ok(()) => "available".to_string(),
             Err(e) => format!("NOT available: {e}"),
         };

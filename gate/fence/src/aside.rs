@@ -113,12 +113,12 @@ pub fn to_mount(before: &HashSet<Found>, installed: &HashSet<&OsStr>) -> Vec<Pat
         let Some(real) = real else { continue };
         if f.path.file_name() == Some(OsStr::new(".git")) {
             if real.is_file() {
-                out.extend(super::protected::git_dirs(&real));
+                out.extend(super::git::git_dirs(&real));
             }
             // A nested repository's hooks directory and included
             // configuration, like the project's own.
             if let Some(worktree) = f.path.parent() {
-                out.extend(super::protected::repository_places(worktree, None));
+                out.extend(super::git::repository_places(worktree, None));
             }
         }
         // A bare repository's HEAD: the whole repository is git's.
@@ -207,7 +207,7 @@ pub fn links_to_keep(before: &HashSet<Found>, tree: &Path) -> Vec<KeptLink> {
     for f in before {
         out.extend(links_on_the_way(&f.path));
         if f.path.file_name() == Some(OsStr::new(".git")) && f.link.is_none() && f.path.is_file() {
-            if let Some(dir) = super::protected::gitdir_named(&f.path) {
+            if let Some(dir) = super::git::gitdir_named(&f.path) {
                 out.extend(links_on_the_way(&dir));
             }
         }
