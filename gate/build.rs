@@ -28,8 +28,10 @@ fn main() {
             .and_then(|s| s.to_str())
             .expect("a UTF-8 name");
         let name = stem.to_uppercase();
-        writeln!(consts, "/// gate/data/{stem}.toml as JSON.").unwrap();
-        writeln!(consts, "pub const {name}: &str = {json:?};").unwrap();
+        writeln!(consts, "/// gate/data/{stem}.toml as JSON.")
+            .expect("writing to a String cannot fail");
+        writeln!(consts, "pub const {name}: &str = {json:?};")
+            .expect("writing to a String cannot fail");
         if stem == "destructive" {
             rule_names(&value, &mut consts);
         }
@@ -58,7 +60,9 @@ fn rule_names(table: &toml::Value, consts: &mut String) {
             .collect();
         names.sort_unstable();
         names.dedup();
-        writeln!(consts, "/// Every rule's `{key}` in destructive.toml.").unwrap();
-        writeln!(consts, "pub const {name}: &[&str] = &{names:?};").unwrap();
+        writeln!(consts, "/// Every rule's `{key}` in destructive.toml.")
+            .expect("writing to a String cannot fail");
+        writeln!(consts, "pub const {name}: &[&str] = &{names:?};")
+            .expect("writing to a String cannot fail");
     }
 }

@@ -20,6 +20,7 @@ mod args;
 pub mod argv;
 pub mod catalog;
 mod effects;
+pub mod glob;
 pub mod ir;
 pub mod limits;
 mod lower;

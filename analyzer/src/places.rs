@@ -230,7 +230,7 @@ impl Places {
         for c in &self.control {
             let matched = if glob {
                 (reaches_hidden || !c.name.starts_with('.'))
-                    && crate::word::glob_match(component, &c.name)
+                    && crate::glob::glob_match(component, &c.name)
             } else {
                 component == c.name
             };

@@ -211,10 +211,9 @@ mod tests {
                     let (p, f): (Vec<&str>, Vec<&str>) =
                         (p.split('/').collect(), file.split('/').collect());
                     p.len() <= f.len()
-                        && p.iter().zip(&f).all(|(p, f)| match p.split_once('*') {
-                            Some((a, b)) => f.starts_with(a) && f.ends_with(b),
-                            None => p == f,
-                        })
+                        && p.iter()
+                            .zip(&f)
+                            .all(|(p, f)| bashgate_analyzer::glob::glob_match(p, f))
                 })
             };
             assert!(

@@ -2,6 +2,9 @@
 //! is the hook's, for the same command in the same place, in a new session
 //! and after the agent has read untrusted content or secrets.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use bashgate_tests::gate::Sandbox;
 use serde_json::Value;
 

@@ -13,6 +13,9 @@
 //! `.ci/claude-code.sh` installs the CLI and runs them with `--ignored`, and
 //! fails when either is missing. See docs/claude-code-e2e.md.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use bashgate_tests::claude_code::{
     bash, call, Run, Session, ATTACKER_PORT, COP_KEY_ENV, COP_PORT, MODEL_PORT,
 };

@@ -3,6 +3,9 @@
 //! and a man page come from the same definitions, colour follows
 //! `--color` and NO_COLOR, and `init` rewrites its own entries in place.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use bashgate_tests::gate::Sandbox;
 use serde_json::Value;
 

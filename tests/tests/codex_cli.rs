@@ -13,6 +13,9 @@
 //! way) and `--dangerously-bypass-hook-trust` (Codex's automation switch
 //! for hooks a person would otherwise trust interactively).
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use bashgate_tests::codex_cli::{Session, MODEL_PORT};
 use serde_json::{json, Value};
 

@@ -5,6 +5,9 @@
 //! network attempts go to listeners on loopback that the test owns (or, for
 //! DNS, inside `unshare -rnm`).
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use std::io::{ErrorKind, Read, Write};
 use std::net::{TcpListener, UdpSocket};
 use std::os::unix::net::UnixListener;

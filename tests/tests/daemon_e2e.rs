@@ -3,6 +3,9 @@
 //! as a container runs them. No timed assertions: waits are bounded only
 //! to guard against deadlocks.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;

@@ -4,6 +4,8 @@
 //! Waits are bounded only to guard against deadlocks, except where a
 //! bound is the behaviour (a notification, not a poll, wakes a waiter).
 #![cfg(feature = "postgres")]
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};

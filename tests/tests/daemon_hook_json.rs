@@ -2,6 +2,9 @@
 //! (`{"tool_name","tool_input","session_id","cwd"}` in,
 //! `{"decision","reason"}` out, exit status 0 whatever happens).
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 

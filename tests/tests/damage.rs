@@ -30,6 +30,9 @@
 //! with a `command`, such as another guard's own suite, kept outside the
 //! repository), printing the figures and the damaging cases.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -5,6 +5,9 @@
 //! `strict` every destructive variant is denied; under `minimal` the layer
 //! is off. Every answer is pinned in a snapshot.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use std::collections::BTreeMap;
 use std::process::Command;
 

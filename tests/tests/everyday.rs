@@ -7,6 +7,9 @@
 //! `cargo test -p bashgate-tests --test everyday -- --nocapture` prints the
 //! figures.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use bashgate_tests::gate::Sandbox;
 use serde::Deserialize;
 

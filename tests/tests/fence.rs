@@ -3,6 +3,9 @@
 //! during a run, including by a process the command left behind, and a
 //! profile that does not exist.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;

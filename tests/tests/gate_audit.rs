@@ -1,6 +1,9 @@
 //! The audit log: every decision in SQLite, read back with `bashgate
 //! audit`, and a broken audit database never changing a decision.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use bashgate_tests::gate::Sandbox;
 use serde_json::json;
 

@@ -2,6 +2,9 @@
 //! end to end: taint set by real PostToolUse events, the decision read from
 //! the built hook, and the Cop a real HTTP server on 127.0.0.1.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use bashgate_tests::gate::Sandbox;
 use bashgate_tests::gate_http::{Reply, Server};
 

@@ -1,5 +1,8 @@
 //! Configuration discovery and errors through the built binary.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use bashgate_tests::gate::Sandbox;
 use serde_json::json;
 

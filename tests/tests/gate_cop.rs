@@ -2,6 +2,9 @@
 //! malformed, 429 and 500 answers, code fences, both providers, the
 //! per-session cache, and no key at all.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use std::time::{Duration, Instant};
 
 use bashgate_tests::gate::Sandbox;

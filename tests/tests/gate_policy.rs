@@ -2,6 +2,9 @@
 //! the denylist (seed 002), the allowlist (seed 003), the git guard (seed
 //! 001), the path policy, and plugins. Also the three example configs.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use bashgate_tests::gate::{example, script, untainted_allow, Sandbox};
 use bashgate_tests::gate_http::{Reply, Server};
 use serde_json::json;

@@ -1,6 +1,9 @@
 //! Non-Bash tools through the built hook (seed 004): the service gating
 //! matrix, unknown services, the secrets scanner, and the admin clean room.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use bashgate_tests::gate::Sandbox;
 use bashgate_tests::gate_http::{Reply, Server};
 use serde_json::json;

@@ -12,6 +12,9 @@
 //! in non-interactive mode"), so these sessions run in yolo mode: the person
 //! has allowed everything, and bashgate is all that stands in the way.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use bashgate_tests::gemini_cli::{shell, Session, MODEL_PORT};
 use serde_json::{json, Value};
 

@@ -4,6 +4,9 @@
 //! same audit records and the same taint. Its own command line is checked
 //! here too.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use std::process::Stdio;
 
 use bashgate_tests::gate::{client_event, Answer, Sandbox, POST_EVENTS, PRE_EVENTS};

@@ -2,6 +2,9 @@
 //! event JSON. Output shape, exit status, malformed input, taint carried
 //! from PostToolUse to PreToolUse, concurrency, and `init claude`.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use bashgate_tests::gate::{tainted_allow, untainted_allow, Sandbox};
 use serde_json::{json, Value};
 

@@ -7,6 +7,9 @@
 //! held for a person (as a refusal that says so where the client cannot
 //! ask), and broken input still gets an answer.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use bashgate_tests::gate::{client_event as event, Answer, Sandbox, POST_EVENTS, PRE_EVENTS};
 use serde_json::{json, Value};
 

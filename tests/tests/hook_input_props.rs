@@ -4,6 +4,9 @@
 //! the deadline. Claude Code lets a call run on exit 1 or a timeout, so
 //! those would fail open. Cases mix random bytes with mutated real events.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

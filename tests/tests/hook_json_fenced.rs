@@ -3,6 +3,9 @@
 //! line to run instead, which no caller can take for a plain `allow`, and
 //! running that line really runs the command fenced.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use std::io::Write;
 use std::net::TcpListener;
 use std::process::{Command, Stdio};

@@ -2,6 +2,9 @@
 //! leaves out, said where its output shows it: each test here passes and
 //! prints which tests did not run and what they need.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 #[cfg(not(feature = "postgres"))]
 #[test]
 fn left_out_needs_postgresql() {

@@ -7,6 +7,8 @@
 //! given instead of running it; bash runs as `nobody` in a fresh network
 //! namespace, in a scratch directory, should a quoting bug ever run one.
 #![cfg(feature = "namespaces")]
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

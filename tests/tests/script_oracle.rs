@@ -11,6 +11,8 @@
 //! parallel drivers. Needs `unshare --net`, busybox and original-awk
 //! (`.ci/oracle-programs.sh` installs them); without them it fails.
 #![cfg(feature = "namespaces")]
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
 
 use std::fmt::Write as _;
 use std::time::Instant;

@@ -2,6 +2,9 @@
 //! as reading the file does. `grep -r KEY .` names no secret file, but it
 //! prints `.env`'s lines; what the agent was shown decides.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use bashgate_tests::gate::Sandbox;
 use serde_json::{json, Value};
 

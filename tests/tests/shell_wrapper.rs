@@ -9,6 +9,9 @@
 //! An attack is shown to work run as it is before it is shown to fail
 //! fenced. See tests/tests/claude_code.rs for the real client.
 
+// A test: an `unwrap` that fails is the test failing.
+#![allow(clippy::unwrap_used)]
+
 use std::io::Read;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

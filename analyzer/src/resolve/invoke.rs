@@ -3,13 +3,14 @@
 
 use crate::analysis::Invocation;
 use crate::catalog::{Catalog, Class, Entry, Escape, EscapeVerdict, Special};
+use crate::glob::glob_match;
 use crate::option_table::has_any_option;
 use crate::rules::Rule;
 use crate::scripts;
 use crate::span::Span;
 use crate::verdict::Verdict;
 use crate::word::is_identifier;
-use crate::word::{glob_match, Value};
+use crate::word::Value;
 
 use super::{Feed, Frame, Output, Resolver};
 use crate::args::{Arg, Carries};

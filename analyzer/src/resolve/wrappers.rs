@@ -560,7 +560,7 @@ impl<'c> Resolver<'c> {
         // A glob that can expand to -exec and kin hides the program it runs.
         const ACTIONS: [&str; 4] = ["-exec", "-execdir", "-ok", "-okdir"];
         if let Some(a) = rest.iter().find(|a| match &a.value {
-            Value::Glob(p) => ACTIONS.iter().any(|w| crate::word::glob_match(p, w)),
+            Value::Glob(p) => ACTIONS.iter().any(|w| crate::glob::glob_match(p, w)),
             _ => false,
         }) {
             verdict = verdict.max(self.add(

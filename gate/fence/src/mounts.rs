@@ -20,9 +20,13 @@ fn mount(
     fstype: Option<&str>,
     flags: libc::c_ulong,
 ) -> io::Result<()> {
-    let src = src.map(|s| CString::new(s.as_os_str().as_bytes()).unwrap());
-    let target = CString::new(target.as_os_str().as_bytes()).unwrap();
-    let fstype = fstype.map(|f| CString::new(f).unwrap());
+    let nul = |_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in a mount's name");
+    let src = src
+        .map(|s| CString::new(s.as_os_str().as_bytes()))
+        .transpose()
+        .map_err(nul)?;
+    let target = CString::new(target.as_os_str().as_bytes()).map_err(nul)?;
+    let fstype = fstype.map(CString::new).transpose().map_err(nul)?;
     let r = unsafe {
         libc::mount(
             src.as_ref().map_or(std::ptr::null(), |s| s.as_ptr()),
@@ -211,11 +215,7 @@ pub fn kernel_state() -> Result<(), String> {
     let shm = Path::new("/dev/shm");
     if shm.is_dir() {
         let target = c(shm)?;
-        let (src, fstype, data) = (
-            CString::new("tmpfs").unwrap(),
-            CString::new("tmpfs").unwrap(),
-            CString::new("mode=1777").unwrap(),
-        );
+        let (src, fstype, data) = (c"tmpfs", c"tmpfs", c"mode=1777");
         let r = unsafe {
             libc::mount(
                 src.as_ptr(),

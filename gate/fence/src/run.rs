@@ -548,7 +548,7 @@ fn find_bash() -> Result<PathBuf, String> {
 /// `bash -c COMMAND`, or with `--cwd-file` a shell that runs it through
 /// `eval` and writes its final directory on exit.
 fn shell_argv(bash: &Path, spec: &RunSpec) -> Vec<CString> {
-    let cs = |s: &[u8]| CString::new(s).unwrap_or_else(|_| CString::new("false").unwrap());
+    let cs = |s: &[u8]| CString::new(s).unwrap_or_else(|_| c"false".to_owned());
     let mut argv = vec![cs(bash.as_os_str().as_bytes())];
     match &spec.cwd_file {
         None => {

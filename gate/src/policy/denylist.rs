@@ -7,8 +7,8 @@
 use std::sync::LazyLock;
 
 use bashgate_analyzer::argv::{subcommand, Sub};
-use bashgate_analyzer::Invocation;
 use bashgate_analyzer::Catalog;
+use bashgate_analyzer::Invocation;
 use serde::Deserialize;
 
 use super::{base_name, reason, BashCall, Call, Env, PolicyLayer, Step};

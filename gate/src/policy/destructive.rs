@@ -18,12 +18,12 @@ use bashgate_analyzer::Invocation;
 use serde::Deserialize;
 
 use super::gitindex::{Changed, Index};
-use super::glob::glob_match;
 use super::paths::{resolve, working_dirs};
 use super::{base_name, reason, BashCall, Call, Env, PolicyLayer, Step};
 use crate::config::{Config, Profile};
 use crate::decision::{Decision, Layer};
 use crate::rules::GateRule;
+use bashgate_analyzer::glob::glob_match;
 
 /// The tables, parsed once per process.
 static DATA: LazyLock<Data> =

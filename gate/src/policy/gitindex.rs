@@ -157,7 +157,7 @@ fn under(path: &[u8], pattern: &[&[u8]]) -> bool {
         names.next().is_some_and(|n| {
             p == &n
                 || (p.iter().any(|c| matches!(c, b'*' | b'?' | b'['))
-                    && super::glob::glob_match(
+                    && bashgate_analyzer::glob::glob_match(
                         &String::from_utf8_lossy(p),
                         &String::from_utf8_lossy(n),
                     ))

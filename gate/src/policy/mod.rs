@@ -14,7 +14,6 @@ pub mod denylist;
 pub mod destructive;
 pub mod gitguard;
 pub mod gitindex;
-pub mod glob;
 pub mod incomplete;
 pub mod layer;
 pub mod leftover;

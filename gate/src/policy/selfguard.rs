@@ -26,12 +26,12 @@ use bashgate_analyzer::Invocation;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::glob::glob_match;
 use super::paths::resolve;
 use super::{base_name, reason, BashCall, Call, Env, PolicyLayer, Step, Subject};
 use crate::config::Config;
 use crate::decision::{Decision, Layer};
 use crate::rules::GateRule;
+use bashgate_analyzer::glob::glob_match;
 
 /// The layer: Bash commands and the writing workspace tools.
 pub struct SelfProtection;

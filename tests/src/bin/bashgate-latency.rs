@@ -19,6 +19,9 @@
 //! median minus `/bin/true`'s (the floor), in milliseconds. The state
 //! directory and configuration are a scratch directory's own.
 
+// A measurement tool: a step that fails ends the run with its panic.
+#![allow(clippy::unwrap_used)]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

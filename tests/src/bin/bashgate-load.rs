@@ -21,6 +21,9 @@
 //! target/release/bashgate-load --checks 1000 --clients 50 --daemons 2 --postgres
 //! ```
 
+// A measurement tool: a step that fails ends the run with its panic.
+#![allow(clippy::unwrap_used)]
+
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

@@ -1,5 +1,7 @@
-//! Shell-style glob matching of a whole string, the one matcher the
-//! policy layers use for patterns a command or a list holds.
+//! Shell-style glob matching of a whole string: the one matcher for
+//! patterns, whether a command holds them (a word's shape, where every part
+//! known only at run time is `*`) or a list does (the catalog's places, the
+//! gate's protected files).
 
 /// Whether `pattern` (`*` any run of characters, `?` one, `[...]` a class)
 /// matches all of `text`.
