@@ -23,6 +23,17 @@
 //! tree, the temporary directories and the caches, so a script, an
 //! interpreter or a fan-out the analyzer cannot read cannot destroy
 //! anything elsewhere.
+//!
+//! Two more rows where a fence is ready: a `network` command that only
+//! *can* reach the network (a runtime running a local script:
+//! `confinable_network` in gate/data/fence.toml) is decided as `unknown`
+//! ([`Fencing::verdict`]); and where the session's taint cannot be read, an
+//! `unknown` command runs fenced ([`taint_unreadable`]), since fenced it
+//! can do no more than in a tainted session.
+//!
+//! This module is the one place that decides what runs fenced; the engine
+//! only settles the asks a fence bounds (`Step::Bounded`) by what it
+//! decided.
 
 use bashgate_analyzer::Verdict;
 
@@ -58,6 +69,22 @@ impl Fencing<'_> {
 
     fn ready(&self) -> bool {
         self.when != ConfineWhen::Never && self.offer.offered()
+    }
+
+    /// The verdict the table reads: a `network` command whose every
+    /// network finding only says it *can* reach the network (`confinable`,
+    /// asked only then) is `unknown` where a fence is ready; fenced, it
+    /// cannot reach it.
+    pub fn verdict(&self, verdict: Verdict, confinable: impl FnOnce() -> bool) -> Verdict {
+        if verdict == Verdict::Network
+            && self.when != ConfineWhen::Never
+            && confinable()
+            && self.offer.offered()
+        {
+            Verdict::Unknown
+        } else {
+            verdict
+        }
     }
 
     /// Why a command that could have run fenced goes to the Cop or the
@@ -118,6 +145,29 @@ pub fn untainted(verdict: Verdict, what: &str, fencing: Fencing) -> Decision {
             "bashgate has no objection to {what}: the session has read nothing untrusted or secret"
         ),
     )
+}
+
+/// A command no layer stopped, where the session's taint cannot be read
+/// (`why`): a `safe` one is allowed, an `unknown` one runs fenced where a
+/// fence is ready (it can do no more than in a tainted session); `None`
+/// for the rest, which the configuration's `on_error` decides.
+pub fn taint_unreadable(
+    verdict: Verdict,
+    what: &str,
+    why: &str,
+    fencing: Fencing,
+) -> Option<Decision> {
+    match verdict {
+        Verdict::Safe => Some(Decision::allow(
+            Layer::Cascade,
+            format!("bashgate has no objection to {what}: it is provably local (the session's taint could not be read)"),
+        )),
+        Verdict::Unknown if fencing.ready() => Some(Decision::allow_confined(
+            Layer::Cascade,
+            format!("bashgate lets {what} run fenced ({FENCE}): it cannot be proven local and the session's taint could not be read ({why})"),
+        )),
+        _ => None,
+    }
 }
 
 /// Decides a command's fate from its verdict and the session's taint,

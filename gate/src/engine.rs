@@ -589,18 +589,9 @@ impl Gate {
                 } else {
                     b.analysis.verdict
                 };
-                // A runtime that only *can* reach the network runs fenced
-                // like an unknown command (gate/data/fence.toml).
-                let verdict = if verdict == Verdict::Network
-                    && self.config.confine.when != crate::config::ConfineWhen::Never
-                    && crate::fence::confinable(b.analysis)
-                    && call.tool.fence.offered()
-                {
-                    Verdict::Unknown
-                } else {
-                    verdict
-                };
-                self.cascade(call, &env, b.command, verdict, &what)
+                let fencing = self.fencing(call);
+                let verdict = fencing.verdict(verdict, || crate::fence::confinable(b.analysis));
+                self.cascade(call, &env, b.command, verdict, &what, fencing)
             }
             Subject::Local => Decision::allow(
                 Layer::Service,
@@ -632,6 +623,16 @@ impl Gate {
         tally.finish(conclusion)
     }
 
+    /// What the configuration and the surface offer for running this
+    /// call fenced.
+    fn fencing<'a>(&self, call: &'a Call) -> cascade::Fencing<'a> {
+        cascade::Fencing {
+            when: self.config.confine.when,
+            untainted: self.config.confine.untainted,
+            offer: call.tool.fence,
+        }
+    }
+
     /// The taint cascade for a Bash command no layer stopped.
     fn cascade(
         &self,
@@ -640,39 +641,23 @@ impl Gate {
         command: &str,
         verdict: Verdict,
         what: &str,
+        fencing: cascade::Fencing,
     ) -> Decision {
-        let fencing = cascade::Fencing {
-            when: self.config.confine.when,
-            untainted: self.config.confine.untainted,
-            offer: call.tool.fence,
-        };
         if !self.config.taint.cascade {
             // Taint not followed: every session is decided as untainted.
             return cascade::untainted(verdict, what, fencing);
         }
         match call.taint {
-            Err(_) if verdict == Verdict::Safe => Decision::allow(
-                Layer::Cascade,
-                format!("bashgate has no objection to {what}: it is provably local (the session's taint could not be read)"),
-            ),
-            // Unreadable taint may be any taint: fenced, the command can do
-            // no more than in a tainted session.
-            Err(e)
-                if verdict == Verdict::Unknown
-                    && self.config.confine.when != crate::config::ConfineWhen::Never
-                    && call.tool.fence.offered() =>
-            {
-                Decision::allow_confined(
-                    Layer::Cascade,
-                    format!("bashgate lets {what} run fenced (no network, protected files read-only): it cannot be proven local and the session's taint could not be read ({e})"),
-                )
-            }
-            Err(e) => self.on_error(Layer::State, &format!("cannot read the session's taint: {e}")),
-            Ok(t) => {
-                cascade::decide(verdict, *t, what, self.config.on_error, fencing, || {
-                    env.review(&Question::Bash { command })
-                })
-            }
+            Err(e) => cascade::taint_unreadable(verdict, what, &e.to_string(), fencing)
+                .unwrap_or_else(|| {
+                    self.on_error(
+                        Layer::State,
+                        &format!("cannot read the session's taint: {e}"),
+                    )
+                }),
+            Ok(t) => cascade::decide(verdict, *t, what, self.config.on_error, fencing, || {
+                env.review(&Question::Bash { command })
+            }),
         }
     }
 

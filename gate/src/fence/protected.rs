@@ -16,7 +16,6 @@ pub(crate) struct Table {
     control_kinds: Vec<String>,
     devices: Vec<String>,
     writable_home: Vec<String>,
-    scratch: Vec<String>,
     caches_home: Vec<String>,
     pub(crate) confinable_network: Vec<String>,
 }
@@ -71,7 +70,7 @@ fn chain(root: &Path, cwd: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The scratch directories (`scratch` in gate/data/fence.toml, and the
+/// The scratch directories (the catalog's `[places] scratch`, and the
 /// temporary directory the environment names unless it is or holds the
 /// project or the home directory), symlinks resolved.
 pub fn scratch_dirs(project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
@@ -87,9 +86,11 @@ pub fn scratch_dirs(project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     out
 }
 
-/// The scratch directories `gate/data/fence.toml` lists, symlinks resolved.
+/// The scratch places the analyzer's catalog lists (`[places] scratch`,
+/// where a write is provably harmless), symlinks resolved.
 fn listed_scratch() -> Vec<PathBuf> {
-    TABLE
+    bashgate_analyzer::Catalog::builtin()
+        .places
         .scratch
         .iter()
         .map(|s| std::fs::canonicalize(s).unwrap_or_else(|_| PathBuf::from(s)))
