@@ -772,6 +772,17 @@ pub fn work_tree(cwd: &Path) -> Option<PathBuf> {
     client_project_dir().or_else(|| repository_root(cwd))
 }
 
+/// bashgate's own files outside a project, which no agent may change and a
+/// fenced command keeps read-only: the state directory, every
+/// configuration file that could come into force, and bashgate's own
+/// programs. Self-protection and the fence both start from this one list.
+pub fn own_files(state_dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![state_dir.to_path_buf()];
+    out.extend(candidate_files());
+    out.extend(own_programs());
+    out
+}
+
 /// The configuration files that could come into force besides a
 /// project's `.bashgate.toml`: the user's, and `$BASHGATE_CONFIG`'s.
 pub fn candidate_files() -> Vec<PathBuf> {
@@ -1570,7 +1581,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_002_bash_table() {
+    fn the_bash_table_extends_the_lists() {
         let c = p(
             "[bash]\nallowed_dirs = [\"/home/user/project\", \"/tmp\"]\n\
                    denied_commands = [\"docker\", \"podman\", \"kubectl\"]\n",

@@ -76,7 +76,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seed_004_patterns() {
+    fn secret_path_patterns() {
         let s = SecretPaths::new(&[]);
         for p in [
             ".env",

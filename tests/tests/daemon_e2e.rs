@@ -863,7 +863,7 @@ fn one_process_cannot_take_every_connection_slot_of_the_socket() {
 /// Issue 13 through the daemon: a container hook says whether it can run a
 /// command fenced where it runs, the daemon answers `"confined": true` for
 /// a tainted session's unknown command, and the hook rewrites the command.
-/// A client that does not say so gets the seed's matrix.
+/// A client that does not say so gets the unconfined table.
 #[test]
 fn the_daemon_answers_allow_confined_to_a_hook_that_can_fence() {
     let d = Daemon::start(HOST, CONTAINER, Listen::Tcp);
@@ -878,7 +878,7 @@ fn the_daemon_answers_allow_confined_to_a_hook_that_can_fence() {
         (&json!("allow"), &json!(true)),
         "{r:?}"
     );
-    // No word about the fence: the seed's matrix (the person).
+    // No word about the fence: the unconfined table (the person).
     let r = check(json!({"command": "make build"}));
     assert_eq!(r.body["decision"], "pending", "{r:?}");
     assert!(

@@ -72,7 +72,7 @@ fn confinement_leaves_only_the_network_to_the_person() {
     for (c, d) in &after {
         println!("  {d:15} {c}");
     }
-    // The seed's matrix: everything that cannot be proven local asks.
+    // The unconfined table: everything that cannot be proven local asks.
     assert!(asks(&before) * 2 > list.len(), "{before:?}");
     if !fence_available() {
         println!("this machine cannot confine (see `bashgate doctor`): the old matrix stays");

@@ -1,4 +1,4 @@
-//! The taint cascade (seeds 000, 001, 004), every row of the seeds' tables,
+//! The taint cascade, every row of its tables (gate/src/cascade.rs),
 //! end to end: taint set by real PostToolUse events, the decision read from
 //! the built hook, and the Cop a real HTTP server on 127.0.0.1.
 
@@ -14,7 +14,7 @@ const UNKNOWN: &str = "make build";
 /// An untainted row's answer for a command that is not provably local.
 const UNTAINTED: &str = "untainted";
 
-/// The seed's tables, as they were before confinement (`when = "never"`).
+/// The cascade's tables without confinement (`when = "never"`).
 fn cop(flagged: bool) -> (Server, Sandbox) {
     cop_with(flagged, "[confine]\nwhen = \"never\"\n")
 }
@@ -69,7 +69,7 @@ const ROWS: &[Row] = &[
 
 /// The same rows with confinement on (the default, on a machine that can
 /// confine): a tainted session runs `safe` and `unknown` commands fenced,
-/// without the Cop; `network` keeps the seed's rows. Untainted, what is
+/// without the Cop; `network` keeps the unconfined rows. Untainted, what is
 /// not provably local runs in the fence for writes (`UNTAINTED`: where
 /// this machine has it).
 const FENCED_ROWS: &[Row] = &[
@@ -89,7 +89,7 @@ const FENCED_ROWS: &[Row] = &[
 #[test]
 fn rows_with_confinement() {
     if !bashgate_tests::gate::fence_available() {
-        println!("this machine cannot confine (`bashgate doctor`); the seed's rows apply");
+        println!("this machine cannot confine (`bashgate doctor`); the unconfined rows apply");
         return;
     }
     for (i, &(c, sec, cmd, flagged, expected, asked)) in FENCED_ROWS.iter().enumerate() {
@@ -120,7 +120,7 @@ fn rows_with_confinement() {
 }
 
 #[test]
-fn every_row_of_the_seed_tables() {
+fn every_row_of_the_unconfined_tables() {
     for (i, &(c, sec, cmd, flagged, expected, asked)) in ROWS.iter().enumerate() {
         let (server, s) = cop(flagged);
         let session = format!("row-{i}");

@@ -1,6 +1,6 @@
 //! Each policy layer end to end through the built hook: always-on denials,
-//! the denylist (seed 002), the allowlist (seed 003), the git guard (seed
-//! 001), the path policy, and plugins. Also the three example configs.
+//! the denylist, the allowlist, the git guard, the path policy, and
+//! plugins. Also the three example configs.
 
 // A test: an `unwrap` that fails is the test failing.
 #![allow(clippy::unwrap_used)]
@@ -126,7 +126,7 @@ fn a_command_read_only_in_part_is_never_allowed_silently() {
 }
 
 #[test]
-fn denylist_seed_002() {
+fn denylist_examples() {
     let server = Server::start(Reply::Json(
         200,
         Server::anthropic_text(r#"{"flagged": false, "reason": "stays in the project"}"#),
@@ -204,7 +204,7 @@ fn denylist_path_llm_flag_denies() {
 }
 
 #[test]
-fn allowlist_seed_003() {
+fn allowlist_examples() {
     let s = with_example("allowlist.toml");
     std::fs::write(s.project().join("init.sh"), "#!/bin/sh\n").unwrap();
     for cmd in [
@@ -250,7 +250,7 @@ fn allowlist_seed_003() {
             a.reason()
         );
     }
-    // Non-Bash file tools stay in the project too (seed 003's layer 2).
+    // Non-Bash file tools stay in the project too (the path policy).
     let a = s.pre("a", "Read", json!({"file_path": "/etc/passwd"}));
     assert_eq!(a.decision(), "deny");
     let a = s.pre(
@@ -262,7 +262,7 @@ fn allowlist_seed_003() {
 }
 
 #[test]
-fn git_guard_seed_001() {
+fn git_guard_examples() {
     let s = with_example("taint-cascade.toml");
     for cmd in [
         "git push origin main",

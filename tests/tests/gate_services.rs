@@ -1,4 +1,4 @@
-//! Non-Bash tools through the built hook (seed 004): the service gating
+//! Non-Bash tools through the built hook: the service gating
 //! matrix, unknown services, the secrets scanner, and the admin clean room.
 
 // A test: an `unwrap` that fails is the test failing.
@@ -209,7 +209,7 @@ fn admin_clean_room() {
 }
 
 #[test]
-fn seed_000_removes_webfetch_in_the_example() {
+fn the_example_configuration_removes_webfetch() {
     let mut s = Sandbox::new();
     s.set(
         "BASHGATE_CONFIG",

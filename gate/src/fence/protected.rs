@@ -180,9 +180,7 @@ pub fn default_protected(at: &Places, extra: &[PathBuf]) -> Vec<PathBuf> {
             }),
         );
     }
-    out.push(at.state_dir.to_path_buf());
-    out.extend(crate::config::candidate_files());
-    out.extend(crate::config::own_programs());
+    out.extend(crate::config::own_files(at.state_dir));
     if let Some(p) = at.path_var {
         // Those that do not exist yet too: one created would put its
         // programs ahead of the real ones.

@@ -353,7 +353,7 @@ mod tests {
 
     // The specified examples: what each validator must accept and refuse.
     #[test]
-    fn seed_003_pkill() {
+    fn pkill_only_the_listed_processes() {
         let allowed = allowlist().pkill;
         assert!(validate_pkill(&a(&["node"]), &allowed).is_ok());
         assert!(validate_pkill(&a(&["python"]), &allowed).is_err());
@@ -367,7 +367,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_003_rm() {
+    fn rm_validator() {
         let d = allowlist().rm_dangerous;
         assert!(validate_rm(&a(&["file.txt"]), &d).is_ok());
         assert!(validate_rm(&a(&["/etc"]), &d).is_err());
@@ -404,7 +404,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_003_chmod() {
+    fn chmod_validator() {
         let re = allowlist().chmod_mode;
         assert!(validate_chmod(&a(&["+x", "script.sh"]), &re).is_ok());
         assert!(validate_chmod(&a(&["777", "script.sh"]), &re).is_err());
@@ -419,7 +419,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_003_init() {
+    fn init_script_validator() {
         assert!(validate_init("./init.sh", &[]).is_ok());
         assert!(validate_init("path/to/project/init.sh", &[]).is_ok());
         assert!(validate_init("./setup.sh", &[]).is_err());
@@ -433,7 +433,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_003_blocked_and_allowed() {
+    fn blocked_and_allowed_examples() {
         for c in [
             "sudo ls",
             "wget http://x",

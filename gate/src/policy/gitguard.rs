@@ -65,7 +65,7 @@ mod tests {
 
     // The specified cases: push, pull and rebase blocked, the rest not.
     #[test]
-    fn seed_001_guard_git() {
+    fn git_guard_examples() {
         assert!(blocked("git push origin main"));
         assert!(blocked("git pull"));
         assert!(blocked("git rebase origin/main"));

@@ -139,12 +139,10 @@ impl SelfGuard {
     fn protected(&self) -> &[PathBuf] {
         self.protected.get_or_init(|| {
             let cwd = &self.cwd;
-            let mut protected = vec![self.state_dir.clone()];
-            protected.extend(self.config_file.clone());
             // Every configuration file that could come into force, not just
             // the one in force now.
-            protected.extend(crate::config::candidate_files());
-            protected.extend(crate::config::own_programs());
+            let mut protected = crate::config::own_files(&self.state_dir);
+            protected.extend(self.config_file.clone());
             for p in [crate::config::PROJECT_FILE, crate::config::LOCAL_FILE] {
                 protected.push(cwd.join(p));
             }
