@@ -76,7 +76,7 @@ echo "== claude-code: build"
 # Build bashgate (debug, as `cargo test` would) and the tests first, and hand the
 # binary to the tests (BASHGATE_BIN), so the timings below are the sessions' own.
 cargo build -q -p bashgate --bin bashgate --bin bashgate-hook --bin bashgate-shell
-cargo test -q -p bashgate-tests --test claude_code --no-run
+cargo test -q -p bashgate-tests --test claude_code --test agent_clients --no-run
 BASHGATE_BIN=${CARGO_TARGET_DIR:-$PWD/target}/debug/bashgate
 [ -x "$BASHGATE_BIN" ] || fail "bashgate was built but is not at $BASHGATE_BIN"
 # `bashgate init` writes the hook binary beside it into the client's settings.
@@ -90,10 +90,13 @@ log=$(mktemp -t bashgate-claude-code.XXXXXX)
 trap 'rm -f "$log"' EXIT
 start=$(date +%s)
 set +e
-cargo test -p bashgate-tests --test claude_code -- --ignored --test-threads 2 2>&1 | tee "$log"
+{
+  cargo test -p bashgate-tests --test claude_code -- --ignored --test-threads 2 &&
+    cargo test -p bashgate-tests --test agent_clients -- --ignored claude --test-threads 2
+} 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 [ "$status" -eq 0 ] || fail "the Claude Code end-to-end tests failed (Claude Code $got)"
-passed=$(sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' "$log" | tail -n1)
+passed=$(sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' "$log" | awk '{n += $1} END {print n + 0}')
 [ "${passed:-0}" -gt 0 ] || fail "no Claude Code end-to-end test ran"
 echo "claude-code: $passed tests passed against Claude Code $got in $(($(date +%s) - start)) s"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bashgate inside the real Codex CLI: installs @openai/codex from the npm
 # registry into a cache directory (once), checks that network namespaces work,
-# and runs tests/tests/codex_cli.rs, where headless Codex CLI runs with the
+# and runs its tests in tests/tests/agent_clients.rs (codex::), where headless Codex CLI runs with the
 # hooks `bashgate init codex` writes, inside `unshare -rn` (loopback only),
 # against a scripted stand-in for the OpenAI Responses API. See docs/codex.md.
 #
@@ -62,7 +62,7 @@ export CODEX_BIN
 
 echo "== codex-cli: build"
 cargo build -q -p bashgate --bin bashgate --bin bashgate-hook --bin bashgate-shell
-cargo test -q -p bashgate-tests --test codex_cli --no-run
+cargo test -q -p bashgate-tests --test agent_clients --no-run
 BASHGATE_BIN=${CARGO_TARGET_DIR:-$PWD/target}/debug/bashgate
 [ -x "$BASHGATE_BIN" ] || fail "bashgate was built but is not at $BASHGATE_BIN"
 # `bashgate init` writes the hook binary beside it into the client's settings.
@@ -74,7 +74,7 @@ log=$(mktemp -t bashgate-codex-cli.XXXXXX)
 trap 'rm -f "$log"' EXIT
 start=$(date +%s)
 set +e
-cargo test -p bashgate-tests --test codex_cli -- --ignored --test-threads 2 2>&1 | tee "$log"
+cargo test -p bashgate-tests --test agent_clients -- --ignored codex --test-threads 2 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 [ "$status" -eq 0 ] || fail "the Codex CLI end-to-end tests failed (Codex CLI $got)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bashgate inside the real Gemini CLI: installs @google/gemini-cli from the npm
 # registry into a cache directory (once), checks that network namespaces work,
-# and runs tests/tests/gemini_cli.rs, where headless Gemini CLI runs with the
+# and runs its tests in tests/tests/agent_clients.rs (gemini::), where headless Gemini CLI runs with the
 # hooks `bashgate init gemini` writes, inside `unshare -rn` (loopback only),
 # against a scripted stand-in for the Gemini API. See docs/gemini-cli.md.
 #
@@ -62,7 +62,7 @@ export GEMINI_BIN
 
 echo "== gemini-cli: build"
 cargo build -q -p bashgate --bin bashgate --bin bashgate-hook --bin bashgate-shell
-cargo test -q -p bashgate-tests --test gemini_cli --no-run
+cargo test -q -p bashgate-tests --test agent_clients --no-run
 BASHGATE_BIN=${CARGO_TARGET_DIR:-$PWD/target}/debug/bashgate
 [ -x "$BASHGATE_BIN" ] || fail "bashgate was built but is not at $BASHGATE_BIN"
 # `bashgate init` writes the hook binary beside it into the client's settings.
@@ -74,7 +74,7 @@ log=$(mktemp -t bashgate-gemini-cli.XXXXXX)
 trap 'rm -f "$log"' EXIT
 start=$(date +%s)
 set +e
-cargo test -p bashgate-tests --test gemini_cli -- --ignored --test-threads 2 2>&1 | tee "$log"
+cargo test -p bashgate-tests --test agent_clients -- --ignored gemini --test-threads 2 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 [ "$status" -eq 0 ] || fail "the Gemini CLI end-to-end tests failed (Gemini CLI $got)"

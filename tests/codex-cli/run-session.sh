@@ -4,7 +4,7 @@
 #
 # usage: run-session.sh WORKDIR
 #
-# WORKDIR, prepared by tests/src/codex_cli.rs:
+# WORKDIR, prepared by tests/src/agent_e2e.rs:
 #   proj/        Codex's working directory, holding .codex/hooks.json (written
 #                by `bashgate init codex`) and .bashgate.toml
 #   home/.codex/config.toml   the model provider (the stand-in) and the

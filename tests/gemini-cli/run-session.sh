@@ -5,7 +5,7 @@
 #
 # usage: run-session.sh WORKDIR
 #
-# WORKDIR, prepared by tests/src/gemini_cli.rs:
+# WORKDIR, prepared by tests/src/agent_e2e.rs:
 #   proj/        Gemini CLI's working directory, holding .gemini/settings.json
 #                (written by `bashgate init gemini`) and .bashgate.toml
 #   home/        HOME for Gemini CLI: ~/.gemini/settings.json (API-key auth) and

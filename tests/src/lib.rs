@@ -8,13 +8,12 @@
 // with its panic, as `unwrap` in a test does.
 #![allow(clippy::unwrap_used)]
 
+pub mod agent_e2e;
 pub mod choices;
 pub mod claude_code;
-pub mod codex_cli;
 pub mod daemon;
 pub mod gate;
 pub mod gate_http;
-pub mod gemini_cli;
 pub mod gen;
 pub mod gen_programs;
 pub mod gen_scripts;

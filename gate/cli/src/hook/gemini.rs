@@ -8,7 +8,7 @@
 //! for no decision (Gemini CLI's own approval then applies). AfterTool: the
 //! taint is recorded and the answer is `{}`.
 //!
-//! Verified against Gemini CLI 0.61.0 (tests/tests/gemini_cli.rs): a deny's
+//! Verified against Gemini CLI 0.61.0 (tests/tests/agent_clients.rs): a deny's
 //! reason reaches the model as "Tool execution blocked: REASON"; a rewrite
 //! in `hookSpecificOutput.tool_input` runs (the plain fenced line: Gemini
 //! CLI refuses `$( )` in commands), and Gemini CLI checks its own
