@@ -2,9 +2,10 @@
 //! out. It holds the configuration, the policy layers, the session's taint,
 //! the Cop (the LLM reviewer), the taint cascade and the audit log. Its
 //! only network I/O is the Cop's requests to its model API (`cop/http.rs`).
-//! It serves nothing, speaks no hook protocol, holds no database client
-//! (the daemon's stores are the `bashgate-store` package, beside the
-//! daemon) and does no terminal I/O: the surfaces in the `bashgate` binary
+//! It serves nothing, speaks no hook protocol, connects to no database
+//! server (its audit log is a SQLite file; the daemon's stores, PostgreSQL
+//! among them, are the `bashgate-store` package, beside the daemon) and
+//! does no terminal I/O: the surfaces in the `bashgate` binary
 //! (the CLI, each client's hook protocol, the daemon and its remote client)
 //! sit on top of it and depend on it, never the other way round.
 //!
