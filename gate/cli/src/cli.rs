@@ -466,7 +466,9 @@ enum InitAgent {
 /// `crate::hook::CLIENTS`), each taking `A`: `bashgate hook KEY`,
 /// `bashgate init KEY`.
 struct ForClient<A> {
-    key: &'static str,
+    /// The client, as parsed: one of `hook::CLIENTS`, so no later lookup
+    /// can miss it.
+    client: &'static crate::hook::Client,
     args: A,
 }
 
@@ -484,7 +486,7 @@ impl<A: PerClient> clap::FromArgMatches for ForClient<A> {
             return Err(clap::Error::new(clap::error::ErrorKind::InvalidSubcommand));
         };
         Ok(ForClient {
-            key: c.key,
+            client: c,
             args: A::from_arg_matches(sub)?,
         })
     }
@@ -708,11 +710,9 @@ pub fn run() -> ExitCode {
         }
         Command::Man { command, dir } => man(command.as_deref(), dir.as_deref()),
         Command::Hook {
-            agent: HookAgent::Client(ForClient { key, args }),
+            agent: HookAgent::Client(ForClient { client, args }),
         } => {
-            if let Some(c) = crate::hook::client(key) {
-                (c.run)(config_flag.as_deref(), args.remote.as_deref());
-            }
+            (client.run)(config_flag.as_deref(), args.remote.as_deref());
             ExitCode::SUCCESS
         }
         Command::Hook {
@@ -834,12 +834,9 @@ pub fn run() -> ExitCode {
             agent: InitAgent::Config { print, force },
         } => crate::commands::init_config(config_flag.as_deref(), print, force),
         Command::Init {
-            agent: InitAgent::Client(ForClient { key, args: a }),
+            agent: InitAgent::Client(ForClient { client, args: a }),
         } => {
-            let Some(w) = crate::hook::client(key) else {
-                return ExitCode::from(2);
-            };
-            let w = w.described();
+            let w = client.described();
             if let Some(name) = &a.profile {
                 let project = a.dir.clone().unwrap_or_else(|| PathBuf::from("."));
                 if let Err(code) = crate::commands::set_profile(&project, name) {
