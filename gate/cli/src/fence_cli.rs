@@ -28,6 +28,7 @@ pub fn run(
     cwd_file: Option<PathBuf>,
     command: &str,
 ) -> ExitCode {
+    fence::steps::start();
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let hooked = anchors.no_config || anchors.state_dir.is_some();
     let mut source = if hooked {
@@ -59,6 +60,7 @@ pub fn run(
         eprintln!("bashgate run: {e}; using the built-in protected paths");
         Config::default()
     });
+    fence::steps::mark("configuration");
     let tree = anchors.tree;
     let name = profile.unwrap_or(&config.confine.profile);
     let profile = match Profile::named(name) {
@@ -107,6 +109,7 @@ pub fn run(
     if fence::left_behind(&state_dir).is_empty() {
         let _ = std::fs::remove_file(&left_behind);
     }
+    fence::steps::mark("state directory");
     let writable = protected::writable(tree.as_deref(), &at, &config.confine.writable, &profile);
     // Without a private side (the fence for writes, in a session that has
     // read nothing untrusted) the run keeps no watch on control places.
@@ -131,6 +134,7 @@ pub fn run(
         private_tmp,
         profile,
     };
+    fence::steps::mark("protected list");
     let audit = config.audit.enabled.then(|| {
         config
             .audit
@@ -172,6 +176,7 @@ fn run_spec(spec: &RunSpec, audit: Option<PathBuf>, cwd: &Path) -> ExitCode {
                 eprintln!("bashgate run: audit record not written: {e}");
             }
         }
+        fence::steps::mark("audit record");
     };
     let tell = |n: fence::Notice| tell(&spec.profile, n);
     let code = fence::run(spec, &mut report, &tell);
@@ -187,6 +192,7 @@ fn run_spec(spec: &RunSpec, audit: Option<PathBuf>, cwd: &Path) -> ExitCode {
             let _ = Audit::new(path.clone()).append(&r);
         }
     }
+    fence::steps::mark("done");
     ExitCode::from(code.clamp(0, 255) as u8)
 }
 

@@ -99,7 +99,13 @@ pub fn list(tree: &Path, names: &HashSet<&OsStr>, after: bool) -> Result<HashSet
 /// file (a worktree's or a submodule's) at the git directory it names and
 /// that directory's common one; a nested repository's hooks directory and
 /// included configuration with it (some may not exist yet).
-pub fn to_mount(before: &HashSet<Found>, installed: &HashSet<&OsStr>) -> Vec<PathBuf> {
+/// `cache` is where git's answers are kept (see
+/// [`super::git::repository_places`]).
+pub fn to_mount(
+    before: &HashSet<Found>,
+    installed: &HashSet<&OsStr>,
+    cache: Option<&Path>,
+) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for f in before {
         if f.path.iter().any(|c| installed.contains(c)) {
@@ -118,7 +124,7 @@ pub fn to_mount(before: &HashSet<Found>, installed: &HashSet<&OsStr>) -> Vec<Pat
             // A nested repository's hooks directory and included
             // configuration, like the project's own.
             if let Some(worktree) = f.path.parent() {
-                out.extend(super::git::repository_places(worktree, None));
+                out.extend(super::git::repository_places(worktree, None, cache));
             }
         }
         // A bare repository's HEAD: the whole repository is git's.

@@ -37,7 +37,15 @@ pub fn git_dirs(dot_git: &Path) -> Vec<PathBuf> {
 /// `.git`): what its configuration files name ([`git_config_places`], which
 /// also sees includes whose condition does not hold yet), and what git
 /// itself says ([`git_says`]).
-pub fn repository_places(worktree: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+///
+/// With `cache`, a directory only the person can write (the state
+/// directory), git's answer is kept there while nothing it could depend on
+/// has changed ([`git_says_cached`]).
+pub fn repository_places(
+    worktree: &Path,
+    home: Option<&Path>,
+    cache: Option<&Path>,
+) -> Vec<PathBuf> {
     let dot_git = worktree.join(".git");
     let dirs = if dot_git.is_file() {
         git_dirs(&dot_git)
@@ -50,8 +58,157 @@ pub fn repository_places(worktree: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     for g in &dirs {
         out.extend(git_config_places(g, worktree, home));
     }
-    out.extend(git_says(worktree));
+    out.extend(match cache {
+        Some(dir) => git_says_cached(worktree, dir, RACY),
+        None => git_says(worktree),
+    });
     out
+}
+
+/// A file changed this recently may change again within the same tick of
+/// the file system's clock, leaving its stamp as it was: an answer that
+/// depends on one is not kept (git's own index has the same rule).
+const RACY: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// [`git_says`], kept in `dir` (one file per work tree) with the stamp of
+/// every file the answer could depend on: the `git` program, each
+/// configuration file git reads or would read were it created (the
+/// system's, the person's, the repository's, its work tree's, and every
+/// file the answer names), and the repository's `.git`, `HEAD` and
+/// `commondir` (a conditional include may depend on the branch or the
+/// directory). A stamp is the file's device, inode, size, and change and
+/// modification times, so an edit, a replacement or a file appearing
+/// where none was all show. Asking git costs two processes, about 3 ms;
+/// checking the stamps, a few dozen `stat` calls.
+pub fn git_says_cached(worktree: &Path, dir: &Path, racy: std::time::Duration) -> Vec<PathBuf> {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    worktree.hash(&mut h);
+    let file = dir.join(format!("fence-git-{:016x}.txt", h.finish()));
+    let asked_at = std::time::SystemTime::now();
+    if let Ok(text) = std::fs::read_to_string(&file) {
+        if let Some(places) = cached_answer(&text, worktree) {
+            return places;
+        }
+    }
+    let places = git_says(worktree);
+    let (fingerprint, settled) = fingerprint(worktree, &places, asked_at, racy);
+    if settled {
+        let mut text = fingerprint;
+        text.push_str("--\n");
+        for p in &places {
+            text.push_str(&p.to_string_lossy());
+            text.push('\n');
+        }
+        let tmp = dir.join(format!(".fence-git.{}", std::process::id()));
+        // Only paths that are text survive the round trip; others are not
+        // kept (git is asked again next time).
+        if places
+            .iter()
+            .all(|p| p.to_str().is_some_and(|s| !s.contains('\n')))
+            && std::fs::write(&tmp, text).is_ok()
+        {
+            let _ = std::fs::rename(&tmp, &file);
+        }
+    }
+    places
+}
+
+/// The answer kept in `text` if every stamp in it still holds.
+fn cached_answer(text: &str, worktree: &Path) -> Option<Vec<PathBuf>> {
+    let (head, answer) = text.split_once("--\n")?;
+    let places: Vec<PathBuf> = answer.lines().map(PathBuf::from).collect();
+    let (now, _) = fingerprint(worktree, &places, std::time::SystemTime::now(), RACY);
+    (now == head).then_some(places)
+}
+
+/// The stamps the answer depends on, one per line, and whether all of
+/// them are older than `racy` at `asked_at`.
+fn fingerprint(
+    worktree: &Path,
+    places: &[PathBuf],
+    asked_at: std::time::SystemTime,
+    racy: std::time::Duration,
+) -> (String, bool) {
+    use std::os::unix::fs::MetadataExt;
+    let env = |v: &str| std::env::var_os(v).map(PathBuf::from);
+    let home = env("HOME");
+    let config_home = env("XDG_CONFIG_HOME").or_else(|| home.as_ref().map(|h| h.join(".config")));
+    let git = env("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join("git"))
+            .find(|g| g.is_file())
+    });
+    let mut files: Vec<PathBuf> = vec![PathBuf::from("/etc/gitconfig")];
+    if let Some(g) = &git {
+        files.push(g.clone());
+        // Git built with another prefix reads PREFIX/etc/gitconfig.
+        if let Some(prefix) = std::fs::canonicalize(g)
+            .ok()
+            .and_then(|g| g.parent()?.parent().map(Path::to_path_buf))
+        {
+            files.push(prefix.join("etc/gitconfig"));
+        }
+    }
+    files.extend(home.iter().map(|h| h.join(".gitconfig")));
+    files.extend(config_home.iter().map(|c| c.join("git/config")));
+    let dot_git = worktree.join(".git");
+    files.push(dot_git.clone());
+    let git_dirs = if dot_git.is_file() {
+        git_dirs(&dot_git)
+    } else {
+        vec![dot_git]
+    };
+    for g in git_dirs {
+        for name in ["config", "config.worktree", "HEAD", "commondir"] {
+            files.push(g.join(name));
+        }
+    }
+    files.extend(places.iter().cloned());
+    let mut out = format!(
+        "{}\n{:?} {:?} {:?}\n",
+        worktree.display(),
+        git,
+        home,
+        config_home
+    );
+    let mut settled = true;
+    for f in files {
+        let stamp = match std::fs::metadata(&f) {
+            // A directory's times change with every file made in it (git
+            // makes lock files in `.git` all the time); what the answer
+            // depends on inside it is stamped file by file.
+            Ok(m) if m.is_dir() => format!("dir {} {}", m.dev(), m.ino()),
+            Ok(m) => {
+                let (secs, nanos) = [(m.mtime(), m.mtime_nsec()), (m.ctime(), m.ctime_nsec())]
+                    .into_iter()
+                    .max()
+                    .unwrap_or((0, 0));
+                let at = std::time::UNIX_EPOCH
+                    + std::time::Duration::new(
+                        secs.max(0) as u64,
+                        nanos.clamp(0, 999_999_999) as u32,
+                    );
+                // Within the racy window (or in the future): not kept.
+                if asked_at.duration_since(at).map_or(true, |d| d < racy) {
+                    settled = false;
+                }
+                format!(
+                    "{} {} {} {}.{} {}.{}",
+                    m.dev(),
+                    m.ino(),
+                    m.size(),
+                    m.mtime(),
+                    m.mtime_nsec(),
+                    m.ctime(),
+                    m.ctime_nsec()
+                )
+            }
+            Err(_) => "-".to_string(),
+        };
+        out.push_str(&format!("{} {stamp}\n", f.display()));
+    }
+    (out, settled)
 }
 
 /// What git itself reads for the repository at `worktree`: its hooks
@@ -160,6 +317,60 @@ pub fn git_config_places(git_dir: &Path, worktree: &Path, home: Option<&Path>) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .unwrap()
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    #[test]
+    fn gits_answer_is_kept_until_a_file_it_depends_on_changes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap();
+        let (wt, cache) = (root.join("repo"), root.join("state"));
+        std::fs::create_dir_all(&wt).unwrap();
+        std::fs::create_dir_all(&cache).unwrap();
+        git(&wt, &["init", "-q"]);
+        let kept = || {
+            std::fs::read_dir(&cache)
+                .unwrap()
+                .filter_map(|e| e.ok())
+                .filter(|e| e.file_name().to_string_lossy().starts_with("fence-git-"))
+                .count()
+        };
+        let zero = std::time::Duration::ZERO;
+        let first = git_says_cached(&wt, &cache, zero);
+        assert!(first.contains(&wt.join(".git/hooks")), "{first:?}");
+        assert_eq!(kept(), 1);
+        // Kept: the same answer, read from the cache.
+        assert_eq!(git_says_cached(&wt, &cache, zero), first);
+        // A hooks path set afterwards is seen at once.
+        git(&wt, &["config", "core.hooksPath", "elsewhere/hooks"]);
+        let after = git_says_cached(&wt, &cache, zero);
+        assert!(after.contains(&wt.join("elsewhere/hooks")), "{after:?}");
+        assert_eq!(git_says(&wt), after);
+    }
+
+    #[test]
+    fn an_answer_resting_on_a_file_changed_just_now_is_not_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap();
+        let (wt, cache) = (root.join("repo"), root.join("state"));
+        std::fs::create_dir_all(&wt).unwrap();
+        std::fs::create_dir_all(&cache).unwrap();
+        git(&wt, &["init", "-q"]);
+        let hour = std::time::Duration::from_secs(3600);
+        let answer = git_says_cached(&wt, &cache, hour);
+        assert_eq!(answer, git_says(&wt));
+        assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 0);
+    }
 
     #[test]
     fn a_repositorys_config_names_its_hooks_and_includes() {

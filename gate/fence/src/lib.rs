@@ -47,6 +47,7 @@ mod probe;
 mod run;
 #[cfg(target_os = "linux")]
 mod seccomp;
+pub mod steps;
 
 pub use probe::{probe, probe_cached, Probe};
 #[cfg(target_os = "linux")]

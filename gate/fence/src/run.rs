@@ -119,7 +119,9 @@ fn start(
             .map_err(|e| format!("cannot open {} ({e})", file.display()))?;
         writable.files.push(file.clone());
     }
+    super::steps::mark("scratch");
     let mut watch = Watch::start(spec)?;
+    super::steps::mark("listing before");
     // Where what cannot be settled is noted for the gate: a run that could
     // not leave that note does not start.
     let left_behind = match &spec.left_behind {
@@ -149,23 +151,30 @@ fn start(
             .iter()
             .map(std::ffi::OsStr::new)
             .collect();
-        let (mut nested, nested_missing): (Vec<PathBuf>, Vec<PathBuf>) =
-            aside::to_mount(&watch.before, &installed)
-                .into_iter()
-                .partition(|p| std::fs::symlink_metadata(p).is_ok());
+        let (mut nested, nested_missing): (Vec<PathBuf>, Vec<PathBuf>) = aside::to_mount(
+            &watch.before,
+            &installed,
+            spec.left_behind.as_deref().and_then(Path::parent),
+        )
+        .into_iter()
+        .partition(|p| std::fs::symlink_metadata(p).is_ok());
         nested.retain(|p| !present.iter().any(|o| p.starts_with(o)));
         nested.sort();
         nested.dedup();
         watch.missing.extend(nested_missing);
+        super::steps::mark("resolving");
         layers.read_only = present.len() + nested.len();
         layers.watched = absent.len();
         // Recorded before anything is made read-only (the audit log lives
         // in a protected directory).
         report(&layers);
         ns::enter()?;
+        super::steps::mark("namespaces");
         mounts::private_root()?;
         mounts::fence(&present, &nested)?;
+        super::steps::mark("mounts");
         mounts::kernel_state()?;
+        super::steps::mark("sys and shm");
         // The working directory was looked up before the mounts: entered
         // again, relative paths go through them.
         std::env::set_current_dir(&cwd)
@@ -198,6 +207,7 @@ fn start(
     }
     forward_signals(init);
     let mut code = wait_exit(init);
+    super::steps::mark("fence exited");
     drop(scratch);
     let left = watch.settle(tell);
     let mut noted = true;
@@ -213,6 +223,7 @@ fn start(
         // The note of the run under way stays: the gate still asks.
         std::mem::forget(running);
     }
+    super::steps::mark("listing after");
     let failed = !left.is_empty();
     if failed && code == 0 {
         code = LEFT_BEHIND;
@@ -413,12 +424,14 @@ fn fence_init(
     scratch: Option<&Path>,
     tell: &dyn Fn(Notice),
 ) -> i32 {
+    super::steps::mark("init forked");
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
     if spec.profile.namespaces {
         if let Err(why) = mounts::fresh_proc() {
             tell(Notice::CannotConfine(&why));
             return CANNOT_CONFINE;
         }
+        super::steps::mark("proc");
     }
     let shell = unsafe { libc::fork() };
     if shell < 0 {
@@ -435,6 +448,7 @@ fn fence_init(
         let mut status = 0;
         let pid = unsafe { libc::waitpid(-1, &mut status, 0) };
         if pid == shell {
+            super::steps::mark("shell exited");
             return decode(status);
         }
         if pid < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
@@ -451,10 +465,12 @@ fn exec_fenced(
     writable: &Writable,
     scratch: Option<&Path>,
 ) -> String {
+    super::steps::mark("shell forked");
     close_inherited();
     if let Some(scratch) = scratch {
         std::env::set_var("TMPDIR", scratch);
     }
+    super::steps::mark("descriptors");
     if let Err(e) = caps::drop_all(real_uid) {
         if spec.profile.namespaces {
             return e;
@@ -465,6 +481,7 @@ fn exec_fenced(
             return e;
         }
     }
+    super::steps::mark("capabilities");
     match landlock::restrict(super::probe::landlock_abi(), writable, spec.profile.network) {
         Ok(got) if got.abi < spec.profile.landlock_abi => {
             return format!(
@@ -485,11 +502,13 @@ fn exec_fenced(
         }
         Err(_) => {}
     }
+    super::steps::mark("landlock");
     if spec.profile.network {
         if let Err(e) = seccomp::install() {
             return e;
         }
     }
+    super::steps::mark("seccomp");
     let mut ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
     ptrs.push(std::ptr::null());
     unsafe { libc::execv(ptrs[0], ptrs.as_ptr()) };

@@ -167,7 +167,11 @@ pub fn default_protected(at: &Places, extra: &[PathBuf]) -> Vec<PathBuf> {
         out.extend(names.iter().map(|n| dir.join(n)));
         // What the repository's configuration names elsewhere: its hooks
         // and included configuration are git's as much as `.git` is.
-        out.extend(bashgate_fence::git::repository_places(&dir, at.home));
+        out.extend(bashgate_fence::git::repository_places(
+            &dir,
+            at.home,
+            Some(at.state_dir),
+        ));
     }
     if let Some(h) = at.home {
         out.extend(TABLE.home.iter().map(|rel| h.join(rel)));

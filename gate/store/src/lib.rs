@@ -31,6 +31,13 @@ pub fn within<T>(budget: std::time::Duration, f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// What is left of the deadline [`within`] set on this thread, if any.
+pub fn time_left() -> Option<std::time::Duration> {
+    REQUEST_ENDS
+        .get()
+        .map(|end| end.saturating_duration_since(std::time::Instant::now()))
+}
+
 /// How long one operation may take now: its own limit, or what is left of
 /// the request's, whichever is less.
 pub(crate) fn operation_limit(own: std::time::Duration) -> std::time::Duration {
@@ -152,6 +159,17 @@ pub trait DaemonStore: Send + Sync {
     /// approvals; `false` when there is no such session.
     fn delete_session(&self, name: &str) -> Result<bool, StoreError>;
     fn load_state(&self, name: &str) -> Result<Option<SessionState>, StoreError>;
+    /// The session a token hash belongs to and its state: what every
+    /// check reads first (PostgreSQL reads both in one statement).
+    fn session_state_for(
+        &self,
+        token_hash: &str,
+    ) -> Result<Option<(String, SessionState)>, StoreError> {
+        let Some(name) = self.session_for(token_hash)? else {
+            return Ok(None);
+        };
+        Ok(self.load_state(&name)?.map(|s| (name, s)))
+    }
     /// Applies `f` to a session's state in one transaction that holds the
     /// session's row, so concurrent changes through other daemons are not
     /// lost; `false` when the session does not exist.
@@ -180,6 +198,10 @@ pub trait DaemonStore: Send + Sync {
     /// here wake at once (PostgreSQL: LISTEN/NOTIFY). One process on
     /// SQLite has no other daemon to hear.
     fn watch(&self, f: OnChange, warn: Warn) -> Result<(), StoreError>;
+
+    /// Opens connections ahead of the first requests, where the engine
+    /// has any to open (the daemon calls it once it has started).
+    fn warm(&self) {}
 }
 
 impl dyn DaemonStore + '_ {
@@ -325,12 +347,39 @@ pub(crate) fn state_text(s: &SessionState) -> String {
 /// The engine's view of the daemon's sessions.
 pub struct DaemonSessions(pub Arc<dyn DaemonStore>);
 
+thread_local! {
+    /// The state read with the request's token, for the decision the same
+    /// thread makes next (see [`DaemonSessions::read_with`]).
+    static READ_WITH_TOKEN: std::cell::RefCell<Option<(String, SessionState)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+impl DaemonSessions {
+    /// Runs `f` (a decision for `session`) with the session's state as it
+    /// was read with the request's token, so the decision does not read it
+    /// again. Changes still go to the store, in a transaction of their own.
+    pub fn read_with<T>(session: &str, state: SessionState, f: impl FnOnce() -> T) -> T {
+        READ_WITH_TOKEN.set(Some((session.to_string(), state)));
+        let out = f();
+        READ_WITH_TOKEN.set(None);
+        out
+    }
+}
+
 impl SessionStore for DaemonSessions {
     fn runs_are_answers(&self) -> bool {
         false
     }
 
     fn load(&self, session: &str) -> Result<SessionState, StateError> {
+        let read = READ_WITH_TOKEN.with_borrow(|r| {
+            r.as_ref()
+                .filter(|(name, _)| name == session)
+                .map(|(_, s)| s.clone())
+        });
+        if let Some(s) = read {
+            return Ok(s);
+        }
         match self.0.load_state(session) {
             Ok(Some(s)) => Ok(s),
             Ok(None) => Err(StateError::Db(format!("no session `{session}`"))),
@@ -343,6 +392,8 @@ impl SessionStore for DaemonSessions {
         session: &str,
         f: Box<dyn FnOnce(&mut SessionState) + '_>,
     ) -> Result<(), StateError> {
+        // What was read with the token is no longer the state.
+        READ_WITH_TOKEN.set(None);
         match self.0.update_state(session, f) {
             Ok(Some(())) => Ok(()),
             Ok(None) => Err(StateError::Db(format!("no session `{session}`"))),

@@ -18,6 +18,7 @@
 //! the store works the same from the daemon's blocking pool and from a
 //! command-line process that has no runtime.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Mutex;
@@ -25,7 +26,7 @@ use std::time::Duration;
 
 use tokio::runtime::Runtime;
 use tokio_postgres::config::{Host, SslMode};
-use tokio_postgres::{AsyncMessage, Client, Config as PgConfig, Row};
+use tokio_postgres::{AsyncMessage, Client, Config as PgConfig, Row, Statement};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::{
@@ -270,7 +271,7 @@ pub struct PgStore {
     warn: Mutex<Option<Warn>>,
     describe: String,
     timeout: Duration,
-    pool: Mutex<Vec<Client>>,
+    pool: Mutex<Vec<Conn>>,
     /// Taken on drop (a runtime must not be dropped inside another's
     /// async context, where the daemon may drop the store).
     rt: Option<Runtime>,
@@ -305,6 +306,52 @@ fn approval(r: &Row) -> Approval {
 }
 
 type PgResult<T> = Result<T, tokio_postgres::Error>;
+
+/// A pooled connection and the statements prepared on it. A statement
+/// already prepared costs one round trip (bind and execute); an unprepared
+/// one costs two (parse and describe, then bind and execute). The hot
+/// statements of a check are prepared once per connection.
+struct Conn {
+    client: Client,
+    prepared: HashMap<&'static str, Statement>,
+}
+
+impl Conn {
+    async fn prepared(&mut self, sql: &'static str) -> PgResult<Statement> {
+        if let Some(st) = self.prepared.get(sql) {
+            return Ok(st.clone());
+        }
+        let st = self.client.prepare(sql).await?;
+        self.prepared.insert(sql, st.clone());
+        Ok(st)
+    }
+}
+
+impl std::ops::Deref for Conn {
+    type Target = Client;
+    fn deref(&self) -> &Client {
+        &self.client
+    }
+}
+
+impl std::ops::DerefMut for Conn {
+    fn deref_mut(&mut self) -> &mut Client {
+        &mut self.client
+    }
+}
+
+/// The session a token belongs to, and its state, in one statement.
+const SESSION_FOR: &str = "SELECT name, state FROM sessions WHERE token_hash = $1";
+const STATE_OF: &str = "SELECT state FROM sessions WHERE name = $1";
+const STATE_FOR_UPDATE: &str = "SELECT state FROM sessions WHERE name = $1 FOR UPDATE";
+const SET_STATE: &str = "UPDATE sessions SET state = $2 WHERE name = $1";
+/// A batch of audit rows as one statement: one array per column.
+const INSERT_DECISIONS: &str = "INSERT INTO decisions (uid, time, unix_ms, session, event, tool,
+        command, cwd, verdict, findings, corruption, secret, layer, rule, decision, reason)
+     SELECT * FROM unnest($1::TEXT[], $2::TEXT[], $3::BIGINT[], $4::TEXT[], $5::TEXT[],
+        $6::TEXT[], $7::TEXT[], $8::TEXT[], $9::TEXT[], $10::TEXT[], $11::BOOLEAN[],
+        $12::BOOLEAN[], $13::TEXT[], $14::TEXT[], $15::TEXT[], $16::TEXT[])
+     ON CONFLICT (uid) DO NOTHING";
 
 impl PgStore {
     /// Connects, applies the migrations this binary knows, and returns the
@@ -415,19 +462,49 @@ impl PgStore {
         Ok(())
     }
 
-    async fn connect(cfg: &PgConfig, tls: &MakeRustlsConnect) -> PgResult<Client> {
+    async fn connect(cfg: &PgConfig, tls: &MakeRustlsConnect) -> PgResult<Conn> {
         let (client, conn) = cfg.connect(tls.clone()).await?;
         tokio::spawn(async move {
             // Ends when the client is dropped or the connection breaks;
             // a broken one is noticed by the next query on the client.
             let _ = conn.await;
         });
-        Ok(client)
+        Ok(Conn {
+            client,
+            prepared: HashMap::new(),
+        })
+    }
+
+    /// Opens `n` connections ahead of the first checks (each costs the
+    /// server a process), so a burst of checks after the daemon starts
+    /// does not wait for them. A connection that cannot be opened now is
+    /// opened when needed.
+    fn warm_up(&self, n: usize) {
+        let tasks: Vec<_> = (0..n.min(POOL))
+            .map(|_| {
+                let (cfg, tls, limit) = (self.cfg.clone(), self.tls.clone(), self.timeout);
+                self.rt().spawn(async move {
+                    tokio::time::timeout(limit, async move {
+                        let mut c = Self::connect(&cfg, &tls).await?;
+                        for sql in [SESSION_FOR, STATE_OF, INSERT_DECISIONS] {
+                            c.prepared(sql).await?;
+                        }
+                        Ok::<_, tokio_postgres::Error>(c)
+                    })
+                    .await
+                })
+            })
+            .collect();
+        for t in tasks {
+            if let Ok(Ok(Ok(c))) = self.rt().block_on(t) {
+                self.put(c);
+            }
+        }
     }
 
     /// Runs `f` on a pooled connection within the store's deadline. A
     /// connection that failed or timed out is not put back.
-    fn run<T>(&self, f: impl AsyncFnOnce(&mut Client) -> PgResult<T>) -> Result<T, StoreError> {
+    fn run<T>(&self, f: impl AsyncFnOnce(&mut Conn) -> PgResult<T>) -> Result<T, StoreError> {
         let (cfg, tls, slots, pool) = (&self.cfg, &self.tls, &self.slots, &self.pool);
         let deadline = super::operation_limit(self.timeout);
         let out = self.rt().block_on(async move {
@@ -484,7 +561,7 @@ impl PgStore {
         })
     }
 
-    fn put(&self, c: Client) {
+    fn put(&self, c: Conn) {
         if let Ok(mut p) = self.pool.lock() {
             if p.len() < POOL {
                 p.push(c);
@@ -506,6 +583,12 @@ impl PgStore {
 impl DaemonStore for PgStore {
     fn describe(&self) -> String {
         self.describe.clone()
+    }
+
+    fn warm(&self) {
+        // Half the pool: enough for a burst, and two daemons' warm
+        // connections stay well inside the server's default limit.
+        self.warm_up(POOL / 2);
     }
 
     fn create_session(&self, name: &str, token_hash: &str) -> Result<bool, StoreError> {
@@ -580,9 +663,22 @@ impl DaemonStore for PgStore {
         Ok(deleted)
     }
 
+    fn session_state_for(
+        &self,
+        token_hash: &str,
+    ) -> Result<Option<(String, SessionState)>, StoreError> {
+        self.run(async |c| {
+            let st = c.prepared(SESSION_FOR).await?;
+            c.query_opt(&st, &[&token_hash])
+                .await
+                .map(|r| r.map(|r| (r.get(0), parse_state(r.get(1)))))
+        })
+    }
+
     fn load_state(&self, name: &str) -> Result<Option<SessionState>, StoreError> {
         self.run(async |c| {
-            c.query_opt("SELECT state FROM sessions WHERE name = $1", &[&name])
+            let st = c.prepared(STATE_OF).await?;
+            c.query_opt(&st, &[&name])
                 .await
                 .map(|r| r.map(|r| parse_state(r.get(0))))
         })
@@ -590,23 +686,17 @@ impl DaemonStore for PgStore {
 
     fn update(&self, name: &str, f: &mut dyn FnMut(&mut SessionState)) -> Result<bool, StoreError> {
         self.run(async |c| {
+            let (read, write) = (
+                c.prepared(STATE_FOR_UPDATE).await?,
+                c.prepared(SET_STATE).await?,
+            );
             let tx = c.transaction().await?;
-            let Some(row) = tx
-                .query_opt(
-                    "SELECT state FROM sessions WHERE name = $1 FOR UPDATE",
-                    &[&name],
-                )
-                .await?
-            else {
+            let Some(row) = tx.query_opt(&read, &[&name]).await? else {
                 return Ok(false);
             };
             let mut state = parse_state(row.get(0));
             f(&mut state);
-            tx.execute(
-                "UPDATE sessions SET state = $2 WHERE name = $1",
-                &[&name, &state_text(&state)],
-            )
-            .await?;
+            tx.execute(&write, &[&name, &state_text(&state)]).await?;
             tx.commit().await?;
             Ok(true)
         })
@@ -729,41 +819,52 @@ impl DaemonStore for PgStore {
     }
 
     fn write_audit(&self, records: &[(String, Record)]) -> Result<(), StoreError> {
+        // One statement, so one round trip and atomic without a
+        // transaction of its own.
+        let col = |f: &dyn Fn(&Record) -> Option<String>| -> Vec<Option<String>> {
+            records.iter().map(|(_, r)| f(r)).collect()
+        };
+        let uid: Vec<Option<String>> = records.iter().map(|(u, _)| Some(text(u))).collect();
+        let time = col(&|r| Some(text(&r.time)));
+        let unix_ms: Vec<i64> = records.iter().map(|(_, r)| r.unix_ms).collect();
+        let session = col(&|r| Some(text(&r.session)));
+        let event = col(&|r| Some(text(&r.event)));
+        let tool = col(&|r| Some(text(&r.tool)));
+        let command = col(&|r| opt_text(&r.command));
+        let cwd = col(&|r| opt_text(&r.cwd));
+        let verdict = col(&|r| opt_text(&r.verdict));
+        let findings = col(&|r| opt_text(&r.findings));
+        let corruption: Vec<Option<bool>> = records.iter().map(|(_, r)| r.corruption).collect();
+        let secret: Vec<Option<bool>> = records.iter().map(|(_, r)| r.secret).collect();
+        let layer = col(&|r| Some(text(&r.layer)));
+        let rule = col(&|r| opt_text(&r.rule));
+        let decision = col(&|r| Some(text(&r.decision)));
+        let reason = col(&|r| Some(text(&r.reason)));
         self.run(async |c| {
-            let tx = c.transaction().await?;
-            let st = tx
-                .prepare(
-                    "INSERT INTO decisions (uid, time, unix_ms, session, event, tool, command, cwd,
-                        verdict, findings, corruption, secret, layer, rule, decision, reason)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-                     ON CONFLICT (uid) DO NOTHING",
-                )
-                .await?;
-            for (uid, r) in records {
-                tx.execute(
-                    &st,
-                    &[
-                        uid,
-                        &r.time,
-                        &r.unix_ms,
-                        &text(&r.session),
-                        &text(&r.event),
-                        &text(&r.tool),
-                        &opt_text(&r.command),
-                        &opt_text(&r.cwd),
-                        &r.verdict,
-                        &opt_text(&r.findings),
-                        &r.corruption,
-                        &r.secret,
-                        &r.layer,
-                        &r.rule,
-                        &r.decision,
-                        &text(&r.reason),
-                    ],
-                )
-                .await?;
-            }
-            tx.commit().await
+            let st = c.prepared(INSERT_DECISIONS).await?;
+            c.execute(
+                &st,
+                &[
+                    &uid,
+                    &time,
+                    &unix_ms,
+                    &session,
+                    &event,
+                    &tool,
+                    &command,
+                    &cwd,
+                    &verdict,
+                    &findings,
+                    &corruption,
+                    &secret,
+                    &layer,
+                    &rule,
+                    &decision,
+                    &reason,
+                ],
+            )
+            .await
+            .map(|_| ())
         })
     }
 

@@ -31,7 +31,7 @@ use bashgate::audit::Record;
 use bashgate::call::{Fence, FenceOffer};
 use bashgate::decision::Permission;
 use bashgate::engine::{Gate, ToolCall};
-use bashgate::taint::{self, Source};
+use bashgate::taint::{self, SessionState, Source};
 use bashgate_store::{token_hash, DaemonSessions};
 
 pub fn router(app: Arc<App>) -> Router {
@@ -75,6 +75,32 @@ async fn not_found() -> ApiError {
 
 /// The session a request's bearer token belongs to.
 fn authenticate(app: &App, headers: &HeaderMap) -> Result<String, ApiError> {
+    let hash = token_hash(bearer(headers)?);
+    match app.db.session_for(&hash).map_err(ApiError::internal)? {
+        Some(s) => Ok(s),
+        None => Err(no_session()),
+    }
+}
+
+/// The same, with the session's state read in the same statement (what a
+/// check decides with).
+fn authenticate_with_state(
+    app: &App,
+    headers: &HeaderMap,
+) -> Result<(String, SessionState), ApiError> {
+    let hash = token_hash(bearer(headers)?);
+    match app
+        .db
+        .session_state_for(&hash)
+        .map_err(ApiError::internal)?
+    {
+        Some(s) => Ok(s),
+        None => Err(no_session()),
+    }
+}
+
+/// The request's bearer token.
+fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
     let unauthorized = |m: &str| ApiError::new(StatusCode::UNAUTHORIZED, m);
     let Some(value) = headers.get(axum::http::header::AUTHORIZATION) else {
         return Err(unauthorized(
@@ -82,24 +108,21 @@ fn authenticate(app: &App, headers: &HeaderMap) -> Result<String, ApiError> {
              `bashgate session create` printed on the host",
         ));
     };
-    let token = value
+    value
         .to_str()
         .ok()
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::trim)
         .filter(|t| !t.is_empty())
-        .ok_or_else(|| unauthorized("the Authorization header is not `Bearer TOKEN`"))?;
-    match app
-        .db
-        .session_for(&token_hash(token))
-        .map_err(ApiError::internal)?
-    {
-        Some(s) => Ok(s),
-        None => Err(unauthorized(
-            "this token belongs to no session of this daemon; create one on the host \
-             with `bashgate session create NAME` and pass its token to the container",
-        )),
-    }
+        .ok_or_else(|| unauthorized("the Authorization header is not `Bearer TOKEN`"))
+}
+
+fn no_session() -> ApiError {
+    ApiError::new(
+        StatusCode::UNAUTHORIZED,
+        "this token belongs to no session of this daemon; create one on the host \
+         with `bashgate session create NAME` and pass its token to the container",
+    )
 }
 
 /// A request naming a session must name the token's own.
@@ -158,7 +181,7 @@ async fn check(
     ApiJson(body): ApiJson<CheckBody>,
 ) -> ApiResult {
     blocking(move || {
-        let session = authenticate(&app, &headers)?;
+        let (session, state) = authenticate_with_state(&app, &headers)?;
         same_session(&session, body.session.as_deref())?;
         app.stats.checks.fetch_add(1, Ordering::Relaxed);
         let input = match (body.tool_input, body.command) {
@@ -188,7 +211,9 @@ async fn check(
             input: &input,
             fence: &fence,
         };
-        let outcome = with_gate(&app, |g| g.decide_guarded(&call));
+        let outcome = DaemonSessions::read_with(&session, state, || {
+            with_gate(&app, |g| g.decide_guarded(&call))
+        });
         for w in &outcome.warnings {
             eprintln!("bashgate serve: {w}");
         }

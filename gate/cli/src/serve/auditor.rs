@@ -10,6 +10,12 @@
 //! few seconds and before each batch, until the store takes it. Each record
 //! carries a unique id, so a batch sent twice is stored once. A failure is
 //! reported on stderr and changes no decision.
+//!
+//! An answer waits for its record no longer than what is left of its
+//! request's store budget (`[serve] store_timeout_ms`), so a database that
+//! hangs cannot hold answers past the hook's deadline: a record not durable
+//! by then is appended to the unsent file by the request itself, under the
+//! same id.
 
 use std::fs::OpenOptions;
 use std::io::{Read, Write};
@@ -29,14 +35,23 @@ const BATCH: usize = 512;
 /// The longest an answer waits for its record to be durable.
 const COMMIT_WAIT: Duration = Duration::from_secs(10);
 
+/// The least an answer waits for the writer, even when its request's budget
+/// is spent (the writer keeps a batch in the unsent file within an fsync
+/// once the store has failed).
+const LEAST_WAIT: Duration = Duration::from_millis(250);
+
 /// How often unsent records are retried while the daemon is idle.
 const RETRY: Duration = Duration::from_secs(2);
 
 type Done = SyncSender<Result<(), String>>;
 
+/// A record, its unique id, and who waits for it to be durable.
+type Queued = ((String, Record), Option<Done>);
+
 #[derive(Clone)]
 pub struct Auditor {
-    tx: Sender<(Record, Option<Done>)>,
+    tx: Sender<Queued>,
+    writer: Arc<Writer>,
 }
 
 /// A line of the unsent file.
@@ -51,36 +66,50 @@ impl Auditor {
     /// has not taken yet.
     pub fn start(store: Arc<dyn DaemonStore>, unsent: PathBuf) -> Auditor {
         let (tx, rx) = mpsc::channel();
+        let writer = Arc::new(Writer { store, unsent });
+        let w = writer.clone();
         std::thread::Builder::new()
             .name("bashgate-audit".into())
-            .spawn(move || run(Writer { store, unsent }, rx))
+            .spawn(move || run(&w, rx))
             .expect("the audit thread starts");
-        Auditor { tx }
+        Auditor { tx, writer }
     }
 
     /// Queues a record without waiting (events that answer nobody).
     pub fn record(&self, r: Record) {
-        if self.tx.send((r, None)).is_err() {
+        if self.tx.send(((unique_id(), r), None)).is_err() {
             eprintln!("bashgate serve: the audit writer has stopped; record not written");
         }
     }
 
-    /// Writes a record and returns once it is durable (or the write failed
-    /// everywhere, or took longer than `COMMIT_WAIT`: then it says so on
-    /// stderr; the decision stands).
+    /// Writes a record and returns once it is durable: stored, or in the
+    /// unsent file. Waits for the writer no longer than the request's store
+    /// budget allows, then keeps the record itself. A record that could not
+    /// be kept anywhere is said on stderr; the decision stands.
     pub fn record_durably(&self, r: Record) {
+        let entry = (unique_id(), r);
         let (done, wait) = mpsc::sync_channel(1);
-        if self.tx.send((r, Some(done))).is_err() {
+        if self.tx.send((entry.clone(), Some(done))).is_err() {
             eprintln!("bashgate serve: the audit writer has stopped; record not written");
             return;
         }
-        match wait.recv_timeout(COMMIT_WAIT) {
+        let limit = bashgate_store::time_left()
+            .unwrap_or(COMMIT_WAIT)
+            .clamp(LEAST_WAIT, COMMIT_WAIT);
+        match wait.recv_timeout(limit) {
             Ok(Ok(())) => {}
             Ok(Err(e)) => eprintln!("bashgate serve: audit record not written: {e}"),
-            Err(_) => eprintln!(
-                "bashgate serve: the audit record was not made durable within {} s",
-                COMMIT_WAIT.as_secs()
-            ),
+            // The writer is still on an earlier batch (a store that does
+            // not answer): kept here under the same id, so storing both
+            // copies stores one row.
+            Err(_) => match self.writer.keep(std::slice::from_ref(&entry)) {
+                Ok(()) => eprintln!(
+                    "bashgate serve: an audit record kept in {} (the store did not take it within {} ms)",
+                    self.writer.unsent.display(),
+                    limit.as_millis()
+                ),
+                Err(e) => eprintln!("bashgate serve: audit record not written: {e}"),
+            },
         }
     }
 }
@@ -93,9 +122,14 @@ struct Writer {
 impl Writer {
     /// Stores a batch, or keeps it in the unsent file.
     fn write(&self, batch: &[(String, Record)]) -> Result<(), String> {
-        self.send_unsent();
-        let Err(e) = self.store.write_audit(batch) else {
-            return Ok(());
+        // When the kept records could not be sent, the store has just
+        // failed: the batch is kept without waiting on it a second time.
+        let e = match self.send_unsent() {
+            Err(e) => e,
+            Ok(()) => match self.store.write_audit(batch) {
+                Ok(()) => return Ok(()),
+                Err(e) => e,
+            },
         };
         match self.keep(batch) {
             Ok(()) => {
@@ -142,17 +176,18 @@ impl Writer {
         f.sync_data().map_err(failed)
     }
 
-    /// Sends the unsent file to the store; empties it once taken.
-    fn send_unsent(&self) {
+    /// Sends the unsent file to the store; empties it once taken. An error
+    /// is the store's refusal.
+    fn send_unsent(&self) -> Result<(), bashgate_store::StoreError> {
         let Ok(mut f) = OpenOptions::new().read(true).write(true).open(&self.unsent) else {
-            return;
+            return Ok(());
         };
         if f.metadata().map(|m| m.len()).unwrap_or(0) == 0 || f.lock().is_err() {
-            return;
+            return Ok(());
         }
         let mut text = String::new();
         if f.read_to_string(&mut text).is_err() || text.is_empty() {
-            return;
+            return Ok(());
         }
         // A line torn by a crash mid-append is skipped: its answer never
         // left, since answers wait for the sync.
@@ -162,9 +197,7 @@ impl Writer {
             .map(|u| (u.uid, u.record))
             .collect();
         for chunk in rows.chunks(BATCH) {
-            if self.store.write_audit(chunk).is_err() {
-                return;
-            }
+            self.store.write_audit(chunk)?;
         }
         // Held under the lock, so nothing was appended since the read.
         match f.set_len(0).and_then(|()| f.sync_data()) {
@@ -177,15 +210,17 @@ impl Writer {
                 self.unsent.display()
             ),
         }
+        Ok(())
     }
 }
 
-fn run(w: Writer, rx: Receiver<(Record, Option<Done>)>) {
+fn run(w: &Writer, rx: Receiver<Queued>) {
     loop {
         let first = match rx.recv_timeout(RETRY) {
             Ok(r) => r,
             Err(RecvTimeoutError::Timeout) => {
-                w.send_unsent();
+                // Tried again at the next batch or retry.
+                let _ = w.send_unsent();
                 continue;
             }
             Err(RecvTimeoutError::Disconnected) => return,
@@ -197,10 +232,8 @@ fn run(w: Writer, rx: Receiver<(Record, Option<Done>)>) {
                 Err(_) => break,
             }
         }
-        let (records, waiters): (Vec<(String, Record)>, Vec<Option<Done>>) = batch
-            .into_iter()
-            .map(|(r, d)| ((unique_id(), r), d))
-            .unzip();
+        let (records, waiters): (Vec<(String, Record)>, Vec<Option<Done>>) =
+            batch.into_iter().unzip();
         let result = w.write(&records);
         if let Err(e) = &result {
             eprintln!(
@@ -226,6 +259,8 @@ mod tests {
     struct Flaky {
         inner: SqliteStore,
         down: AtomicBool,
+        /// Writes hang this long before failing, as a frozen server's do.
+        hang: std::sync::Mutex<Option<std::time::Duration>>,
     }
 
     impl DaemonStore for Flaky {
@@ -291,6 +326,14 @@ mod tests {
             self.inner.count_pending()
         }
         fn write_audit(&self, r: &[(String, Record)]) -> Result<(), bashgate_store::StoreError> {
+            let hang = *self.hang.lock().unwrap();
+            if let Some(d) = hang {
+                std::thread::sleep(d);
+                return Err(bashgate_store::StoreError::TimedOut {
+                    store: "frozen".into(),
+                    ms: d.as_millis(),
+                });
+            }
             if self.down.load(Ordering::SeqCst) {
                 return Err(bashgate_store::StoreError::Database(
                     "the store is down".into(),
@@ -329,6 +372,7 @@ mod tests {
         let store = Arc::new(Flaky {
             inner: SqliteStore::open(&t.path().join("d.db"), t.path().join("a.db")).unwrap(),
             down: AtomicBool::new(true),
+            hang: std::sync::Mutex::new(None),
         });
         let unsent = t.path().join("unsent");
         let auditor = Auditor::start(store.clone(), unsent.clone());
@@ -350,5 +394,45 @@ mod tests {
         commands.sort();
         assert_eq!(commands, ["echo 0", "echo 1", "echo 2", "echo 3"]);
         assert_eq!(std::fs::metadata(&unsent).unwrap().len(), 0);
+    }
+
+    #[test]
+    fn an_answer_does_not_wait_past_its_budget_for_a_store_that_hangs() {
+        let t = tempfile::tempdir().unwrap();
+        let store = Arc::new(Flaky {
+            inner: SqliteStore::open(&t.path().join("d.db"), t.path().join("a.db")).unwrap(),
+            down: AtomicBool::new(false),
+            hang: std::sync::Mutex::new(Some(std::time::Duration::from_secs(6))),
+        });
+        let unsent = t.path().join("unsent");
+        let auditor = Auditor::start(store.clone(), unsent.clone());
+        let started = std::time::Instant::now();
+        // The request's store budget is spent: the answer waits the least.
+        bashgate_store::within(std::time::Duration::ZERO, || {
+            auditor.record_durably(record(0))
+        });
+        // Well inside the hook's 5 s, where the store alone holds it 6 s.
+        assert!(started.elapsed() < std::time::Duration::from_secs(3));
+        // Durable all the same: kept in the local file under its id.
+        let kept = std::fs::read_to_string(&unsent).unwrap();
+        assert_eq!(kept.lines().count(), 1, "{kept}");
+        assert!(kept.contains("echo 0"));
+        // Once the store answers, the copy the writer still holds and the
+        // kept one are stored as one row.
+        *store.hang.lock().unwrap() = None;
+        std::thread::sleep(std::time::Duration::from_secs(6));
+        auditor.record_durably(record(1));
+        let all = Filter {
+            limit: 100,
+            ..Default::default()
+        };
+        let mut commands: Vec<_> = store
+            .query_audit(&all)
+            .unwrap()
+            .iter()
+            .filter_map(|r| r.command.clone())
+            .collect();
+        commands.sort();
+        assert_eq!(commands, ["echo 0", "echo 1"]);
     }
 }

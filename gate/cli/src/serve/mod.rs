@@ -195,6 +195,7 @@ pub fn run(config: Config, config_file: Option<PathBuf>, flags: Flags) -> ExitCo
             return ExitCode::from(1);
         }
     };
+    db.warm();
     match rt.block_on(serve(config, config_file, flags, db)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
