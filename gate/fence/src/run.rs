@@ -146,6 +146,7 @@ fn start(
     };
     if spec.profile.namespaces {
         let (present, absent) = mounts::resolve(&spec.protect);
+        super::steps::mark("protected paths looked up");
         let installed: std::collections::HashSet<&std::ffi::OsStr> = spec
             .installed_names
             .iter()
@@ -162,7 +163,7 @@ fn start(
         nested.sort();
         nested.dedup();
         watch.missing.extend(nested_missing);
-        super::steps::mark("resolving");
+        super::steps::mark("control places looked up");
         layers.read_only = present.len() + nested.len();
         layers.watched = absent.len();
         // Recorded before anything is made read-only (the audit log lives

@@ -586,9 +586,9 @@ impl DaemonStore for PgStore {
     }
 
     fn warm(&self) {
-        // Half the pool: enough for a burst, and two daemons' warm
-        // connections stay well inside the server's default limit.
-        self.warm_up(POOL / 2);
+        // The whole pool: a burst of checks finds its connections open
+        // (three daemons' stay inside the server's default limit of 100).
+        self.warm_up(POOL);
     }
 
     fn create_session(&self, name: &str, token_hash: &str) -> Result<bool, StoreError> {
