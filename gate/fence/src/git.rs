@@ -91,9 +91,9 @@ pub fn git_says_cached(worktree: &Path, dir: &Path, racy: std::time::Duration) -
             return places;
         }
     }
-    let places = git_says(worktree);
+    let (places, complete) = asked(worktree);
     let (fingerprint, settled) = fingerprint(worktree, &places, asked_at, racy);
-    if settled {
+    if settled && complete {
         let mut text = fingerprint;
         text.push_str("--\n");
         for p in &places {
@@ -218,6 +218,12 @@ fn fingerprint(
 /// running anything from it; the environment is cleared so nothing the
 /// caller set (`GIT_DIR`, `GIT_CONFIG_*`) steers the answer.
 pub fn git_says(worktree: &Path) -> Vec<PathBuf> {
+    asked(worktree).0
+}
+
+/// [`git_says`], and whether git answered both questions (an answer
+/// missing one is not kept: git may have refused only for now).
+fn asked(worktree: &Path) -> (Vec<PathBuf>, bool) {
     let git = |args: &[&str]| -> Option<Vec<u8>> {
         let mut c = std::process::Command::new("git");
         c.arg("-C").arg(worktree).args(args).env_clear();
@@ -234,11 +240,13 @@ pub fn git_says(worktree: &Path) -> Vec<PathBuf> {
         out.status.success().then_some(out.stdout)
     };
     let mut out = Vec::new();
-    if let Some(hooks) = git(&["rev-parse", "--path-format=absolute", "--git-path", "hooks"]) {
-        let text = String::from_utf8_lossy(&hooks);
+    let hooks = git(&["rev-parse", "--path-format=absolute", "--git-path", "hooks"]);
+    if let Some(hooks) = &hooks {
+        let text = String::from_utf8_lossy(hooks);
         out.extend(text.lines().next().map(|l| worktree.join(l)));
     }
-    if let Some(list) = git(&["config", "--list", "--show-origin", "--includes", "-z"]) {
+    let config = git(&["config", "--list", "--show-origin", "--includes", "-z"]);
+    if let Some(list) = &config {
         // Records are ORIGIN NUL KEY NEWLINE VALUE NUL.
         for (i, field) in list.split(|b| *b == 0).enumerate() {
             if i % 2 == 0 {
@@ -251,7 +259,7 @@ pub fn git_says(worktree: &Path) -> Vec<PathBuf> {
     }
     out.sort();
     out.dedup();
-    out
+    (out, hooks.is_some() && config.is_some())
 }
 
 /// What a repository's own configuration names outside its git directory
@@ -356,6 +364,19 @@ mod tests {
         let after = git_says_cached(&wt, &cache, zero);
         assert!(after.contains(&wt.join("elsewhere/hooks")), "{after:?}");
         assert_eq!(git_says(&wt), after);
+    }
+
+    #[test]
+    fn an_answer_git_refused_is_not_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap();
+        let (wt, cache) = (root.join("not-a-repo"), root.join("state"));
+        std::fs::create_dir_all(&wt).unwrap();
+        std::fs::create_dir_all(&cache).unwrap();
+        // A `.git` naming no repository: git refuses to answer.
+        std::fs::write(wt.join(".git"), "gitdir: nowhere\n").unwrap();
+        let _ = git_says_cached(&wt, &cache, std::time::Duration::ZERO);
+        assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 0);
     }
 
     #[test]
