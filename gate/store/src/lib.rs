@@ -359,10 +359,17 @@ impl DaemonSessions {
     /// was read with the request's token, so the decision does not read it
     /// again. Changes still go to the store, in a transaction of their own.
     pub fn read_with<T>(session: &str, state: SessionState, f: impl FnOnce() -> T) -> T {
+        /// Forgets the state however `f` ends (a panic too): a later
+        /// request on this thread must not decide with it.
+        struct Forget;
+        impl Drop for Forget {
+            fn drop(&mut self) {
+                READ_WITH_TOKEN.set(None);
+            }
+        }
         READ_WITH_TOKEN.set(Some((session.to_string(), state)));
-        let out = f();
-        READ_WITH_TOKEN.set(None);
-        out
+        let _forget = Forget;
+        f()
     }
 }
 

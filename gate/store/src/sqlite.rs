@@ -368,4 +368,40 @@ mod tests {
         assert_eq!(db.session_for("h").unwrap().as_deref(), Some("kept"));
         assert_eq!(db.count_pending().unwrap(), 0);
     }
+
+    #[test]
+    fn the_state_read_with_the_token_serves_one_decision_only() {
+        use bashgate::taint::SessionStore;
+        let t = tempfile::tempdir().unwrap();
+        let db: std::sync::Arc<dyn DaemonStore> = std::sync::Arc::new(
+            SqliteStore::open(&t.path().join("d.db"), t.path().join("a.db")).unwrap(),
+        );
+        assert!(db.create_session("s", "h").unwrap());
+        let sessions = crate::DaemonSessions(db.clone());
+        let taint = |s: &mut SessionState| {
+            s.taint.corruption = true;
+        };
+        db.update_state("s", taint).unwrap();
+        let (name, read) = db.session_state_for("h").unwrap().unwrap();
+        assert_eq!(name, "s");
+        assert!(read.taint.corruption);
+        // The decision reads what came with the token, not the store again.
+        let handed = SessionState::default();
+        let got = crate::DaemonSessions::read_with("s", handed, || sessions.load("s").unwrap());
+        assert!(!got.taint.corruption);
+        // Afterwards, and after a panic inside, the store is read.
+        assert!(sessions.load("s").unwrap().taint.corruption);
+        let _ = std::panic::catch_unwind(|| {
+            crate::DaemonSessions::read_with("s", SessionState::default(), || panic!("a bug"))
+        });
+        assert!(sessions.load("s").unwrap().taint.corruption);
+        // A change within the decision is made in the store and read back.
+        let after = crate::DaemonSessions::read_with("s", SessionState::default(), || {
+            sessions
+                .update_with("s", Box::new(|s: &mut SessionState| s.taint.secret = true))
+                .unwrap();
+            sessions.load("s").unwrap()
+        });
+        assert!(after.taint.corruption && after.taint.secret);
+    }
 }
