@@ -342,6 +342,8 @@ impl std::ops::DerefMut for Conn {
 
 /// The session a token belongs to, and its state, in one statement.
 const SESSION_FOR: &str = "SELECT name, state FROM sessions WHERE token_hash = $1";
+/// The session a token belongs to (the other endpoints).
+const SESSION_NAME: &str = "SELECT name FROM sessions WHERE token_hash = $1";
 const STATE_OF: &str = "SELECT state FROM sessions WHERE name = $1";
 const STATE_FOR_UPDATE: &str = "SELECT state FROM sessions WHERE name = $1 FOR UPDATE";
 const SET_STATE: &str = "UPDATE sessions SET state = $2 WHERE name = $1";
@@ -486,7 +488,7 @@ impl PgStore {
                 self.rt().spawn(async move {
                     tokio::time::timeout(limit, async move {
                         let mut c = Self::connect(&cfg, &tls).await?;
-                        for sql in [SESSION_FOR, STATE_OF, INSERT_DECISIONS] {
+                        for sql in [SESSION_FOR, SESSION_NAME, STATE_OF, INSERT_DECISIONS] {
                             c.prepared(sql).await?;
                         }
                         Ok::<_, tokio_postgres::Error>(c)
@@ -607,12 +609,10 @@ impl DaemonStore for PgStore {
 
     fn session_for(&self, token_hash: &str) -> Result<Option<String>, StoreError> {
         self.run(async |c| {
-            c.query_opt(
-                "SELECT name FROM sessions WHERE token_hash = $1",
-                &[&token_hash],
-            )
-            .await
-            .map(|r| r.map(|r| r.get(0)))
+            let st = c.prepared(SESSION_NAME).await?;
+            c.query_opt(&st, &[&token_hash])
+                .await
+                .map(|r| r.map(|r| r.get(0)))
         })
     }
 

@@ -324,10 +324,18 @@ async fn report_taint(
                     at_ms: taint::now_ms(),
                 };
                 let s2 = src.clone();
-                app.db
-                    .update_state(&session, move |s| s.add_source(s2))
+                // The state as changed answers the report (no second read).
+                let changed = app
+                    .db
+                    .update_state(&session, move |s| {
+                        s.add_source(s2);
+                        s.clone()
+                    })
                     .map_err(ApiError::internal)?;
-                vec![src]
+                let taint = changed.unwrap_or_default().taint;
+                return Ok(Json(
+                    json!({ "session": session, "taint": taint, "added": vec![src] }),
+                ));
             }
             (None, Some(tool), Some(input @ Value::Object(_))) => {
                 let cwd = PathBuf::from(body.cwd.unwrap_or_else(|| "/".into()));
