@@ -338,13 +338,20 @@ mod tests {
         assert!(ok, "git {args:?}");
     }
 
-    #[test]
-    fn gits_answer_is_kept_until_a_file_it_depends_on_changes() {
+    /// A scratch directory holding `name` (made) and an empty cache
+    /// directory beside it; both resolved, as the gate passes them.
+    fn work_tree_and_cache(name: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
         let tmp = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(tmp.path()).unwrap();
-        let (wt, cache) = (root.join("repo"), root.join("state"));
+        let (wt, cache) = (root.join(name), root.join("state"));
         std::fs::create_dir_all(&wt).unwrap();
         std::fs::create_dir_all(&cache).unwrap();
+        (tmp, wt, cache)
+    }
+
+    #[test]
+    fn gits_answer_is_kept_until_a_file_it_depends_on_changes() {
+        let (_tmp, wt, cache) = work_tree_and_cache("repo");
         git(&wt, &["init", "-q"]);
         let kept = || {
             std::fs::read_dir(&cache)
@@ -368,11 +375,7 @@ mod tests {
 
     #[test]
     fn an_answer_git_refused_is_not_kept() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(tmp.path()).unwrap();
-        let (wt, cache) = (root.join("not-a-repo"), root.join("state"));
-        std::fs::create_dir_all(&wt).unwrap();
-        std::fs::create_dir_all(&cache).unwrap();
+        let (_tmp, wt, cache) = work_tree_and_cache("not-a-repo");
         // A `.git` naming no repository: git refuses to answer.
         std::fs::write(wt.join(".git"), "gitdir: nowhere\n").unwrap();
         let _ = git_says_cached(&wt, &cache, std::time::Duration::ZERO);
@@ -381,11 +384,7 @@ mod tests {
 
     #[test]
     fn an_answer_resting_on_a_file_changed_just_now_is_not_kept() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(tmp.path()).unwrap();
-        let (wt, cache) = (root.join("repo"), root.join("state"));
-        std::fs::create_dir_all(&wt).unwrap();
-        std::fs::create_dir_all(&cache).unwrap();
+        let (_tmp, wt, cache) = work_tree_and_cache("repo");
         git(&wt, &["init", "-q"]);
         let hour = std::time::Duration::from_secs(3600);
         let answer = git_says_cached(&wt, &cache, hour);

@@ -366,16 +366,26 @@ mod tests {
         }
     }
 
-    #[test]
-    fn records_the_store_refuses_are_kept_and_sent_once_it_is_back() {
+    /// A real SQLite store behind `Flaky`, and an auditor writing to it
+    /// with its unsent file in the same scratch directory.
+    fn flaky_auditor(
+        down: bool,
+        hang: Option<std::time::Duration>,
+    ) -> (tempfile::TempDir, Arc<Flaky>, PathBuf, Auditor) {
         let t = tempfile::tempdir().unwrap();
         let store = Arc::new(Flaky {
             inner: SqliteStore::open(&t.path().join("d.db"), t.path().join("a.db")).unwrap(),
-            down: AtomicBool::new(true),
-            hang: std::sync::Mutex::new(None),
+            down: AtomicBool::new(down),
+            hang: std::sync::Mutex::new(hang),
         });
         let unsent = t.path().join("unsent");
         let auditor = Auditor::start(store.clone(), unsent.clone());
+        (t, store, unsent, auditor)
+    }
+
+    #[test]
+    fn records_the_store_refuses_are_kept_and_sent_once_it_is_back() {
+        let (_t, store, unsent, auditor) = flaky_auditor(true, None);
         for n in 0..3 {
             auditor.record_durably(record(n));
         }
@@ -398,14 +408,8 @@ mod tests {
 
     #[test]
     fn an_answer_does_not_wait_past_its_budget_for_a_store_that_hangs() {
-        let t = tempfile::tempdir().unwrap();
-        let store = Arc::new(Flaky {
-            inner: SqliteStore::open(&t.path().join("d.db"), t.path().join("a.db")).unwrap(),
-            down: AtomicBool::new(false),
-            hang: std::sync::Mutex::new(Some(std::time::Duration::from_secs(6))),
-        });
-        let unsent = t.path().join("unsent");
-        let auditor = Auditor::start(store.clone(), unsent.clone());
+        let (_t, store, unsent, auditor) =
+            flaky_auditor(false, Some(std::time::Duration::from_secs(6)));
         let started = std::time::Instant::now();
         // The request's store budget is spent: the answer waits the least.
         bashgate_store::within(std::time::Duration::ZERO, || {
