@@ -7,7 +7,9 @@
 //! When the store cannot take a batch (PostgreSQL down, SQLite locked),
 //! the batch is appended to a local file of unsent records and synced,
 //! which is as durable as a commit; the writer sends that file first, every
-//! few seconds and before each batch, until the store takes it. Each record
+//! few seconds and before each batch, until the store takes it. To send
+//! it, the writer first renames it under its lock, so an append never waits
+//! on the store. Each record
 //! carries a unique id, so a batch sent twice is stored once. A failure is
 //! reported on stderr and changes no decision.
 //!
@@ -21,6 +23,7 @@ use std::fs::OpenOptions;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -66,7 +69,12 @@ impl Auditor {
     /// has not taken yet.
     pub fn start(store: Arc<dyn DaemonStore>, unsent: PathBuf) -> Auditor {
         let (tx, rx) = mpsc::channel();
-        let writer = Arc::new(Writer { store, unsent });
+        let writer = Arc::new(Writer {
+            store,
+            unsent,
+            // What a daemon stopped midway left is looked for at the start.
+            refused: AtomicBool::new(true),
+        });
         let w = writer.clone();
         std::thread::Builder::new()
             .name("bashgate-audit".into())
@@ -117,6 +125,8 @@ impl Auditor {
 struct Writer {
     store: Arc<dyn DaemonStore>,
     unsent: PathBuf,
+    /// The store refused what was sent: taken files wait to be sent again.
+    refused: AtomicBool,
 }
 
 impl Writer {
@@ -124,7 +134,7 @@ impl Writer {
     fn write(&self, batch: &[(String, Record)]) -> Result<(), String> {
         // When the kept records could not be sent, the store has just
         // failed: the batch is kept without waiting on it a second time.
-        let e = match self.send_unsent() {
+        let e = match self.send_unsent(false) {
             Err(e) => e,
             Ok(()) => match self.store.write_audit(batch) {
                 Ok(()) => return Ok(()),
@@ -144,6 +154,10 @@ impl Writer {
         }
     }
 
+    /// Appends a batch to the unsent file and syncs it. The lock is held
+    /// only for the append: the writer renames the file away under the
+    /// same lock before it sends it (`take`), so an append never waits on
+    /// the store, and one that finds its file renamed goes to a fresh one.
     fn keep(&self, batch: &[(String, Record)]) -> Result<(), String> {
         let failed = |e: std::io::Error| format!("cannot keep in {}: {e}", self.unsent.display());
         let mut text = Vec::new();
@@ -165,28 +179,104 @@ impl Writer {
                 .create(dir)
                 .map_err(failed)?;
         }
-        let mut f = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.unsent)
-            .map_err(failed)?;
-        // Another daemon on this host may share the file.
-        f.lock().map_err(failed)?;
-        f.write_all(&text).map_err(failed)?;
-        f.sync_data().map_err(failed)
+        // Renamed between the open and the lock at most once per send.
+        for _ in 0..8 {
+            let mut f = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.unsent)
+                .map_err(failed)?;
+            // Another daemon on this host may share the file.
+            f.lock().map_err(failed)?;
+            if !still_named(&f, &self.unsent) {
+                continue;
+            }
+            f.write_all(&text).map_err(failed)?;
+            return f.sync_data().map_err(failed);
+        }
+        Err(failed(std::io::Error::other(
+            "the file was renamed away on every try",
+        )))
     }
 
-    /// Sends the unsent file to the store; empties it once taken. An error
-    /// is the store's refusal.
-    fn send_unsent(&self) -> Result<(), bashgate_store::StoreError> {
-        let Ok(mut f) = OpenOptions::new().read(true).write(true).open(&self.unsent) else {
+    /// Sends what is kept to the store: first what earlier sends took and
+    /// the store did not store (a refusal, a daemon stopped midway), then
+    /// the unsent file. An error is the store's refusal; what it refused
+    /// stays for the next try.
+    fn send_unsent(&self, look_for_taken: bool) -> Result<(), bashgate_store::StoreError> {
+        if look_for_taken || self.refused.load(Ordering::Relaxed) {
+            for taken in self.taken() {
+                self.send(&taken)?;
+            }
+            self.refused.store(false, Ordering::Relaxed);
+        }
+        if let Some(taken) = self.take() {
+            self.send(&taken)?;
+        }
+        Ok(())
+    }
+
+    /// Renames the unsent file, when it holds records, to a name of its own
+    /// (`NAME.sending-PID-N`), under its lock; appends then go to a new
+    /// file while the store is sent what was taken.
+    fn take(&self) -> Option<PathBuf> {
+        let f = OpenOptions::new().read(true).open(&self.unsent).ok()?;
+        if f.metadata().map(|m| m.len()).unwrap_or(0) == 0 {
+            return None;
+        }
+        f.lock().ok()?;
+        if !still_named(&f, &self.unsent) {
+            // Another daemon's writer took it first.
+            return None;
+        }
+        static TAKES: AtomicU64 = AtomicU64::new(0);
+        let mut name = self.unsent.file_name()?.to_os_string();
+        name.push(format!(
+            "{SENDING}{}-{}",
+            std::process::id(),
+            TAKES.fetch_add(1, Ordering::Relaxed)
+        ));
+        let to = self.unsent.with_file_name(name);
+        match std::fs::rename(&self.unsent, &to) {
+            Ok(()) => Some(to),
+            Err(e) => {
+                eprintln!(
+                    "bashgate serve: cannot take {} to send it: {e}",
+                    self.unsent.display()
+                );
+                None
+            }
+        }
+    }
+
+    /// What earlier sends took and did not store, by this daemon or
+    /// another on the host.
+    fn taken(&self) -> Vec<PathBuf> {
+        let (Some(dir), Some(name)) = (self.unsent.parent(), self.unsent.file_name()) else {
+            return Vec::new();
+        };
+        let mut prefix = name.as_encoded_bytes().to_vec();
+        prefix.extend_from_slice(SENDING.as_bytes());
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut found: Vec<PathBuf> = entries
+            .flatten()
+            .filter(|e| e.file_name().as_encoded_bytes().starts_with(&prefix))
+            .map(|e| e.path())
+            .collect();
+        found.sort();
+        found
+    }
+
+    /// Sends one taken file to the store and removes it once stored.
+    fn send(&self, taken: &std::path::Path) -> Result<(), bashgate_store::StoreError> {
+        let mut text = String::new();
+        // Gone: another daemon's writer sent it.
+        let Ok(mut f) = std::fs::File::open(taken) else {
             return Ok(());
         };
-        if f.metadata().map(|m| m.len()).unwrap_or(0) == 0 || f.lock().is_err() {
-            return Ok(());
-        }
-        let mut text = String::new();
-        if f.read_to_string(&mut text).is_err() || text.is_empty() {
+        if f.read_to_string(&mut text).is_err() {
             return Ok(());
         }
         // A line torn by a crash mid-append is skipped: its answer never
@@ -197,22 +287,38 @@ impl Writer {
             .map(|u| (u.uid, u.record))
             .collect();
         for chunk in rows.chunks(BATCH) {
-            self.store.write_audit(chunk)?;
+            if let Err(e) = self.store.write_audit(chunk) {
+                self.refused.store(true, Ordering::Relaxed);
+                return Err(e);
+            }
         }
-        // Held under the lock, so nothing was appended since the read.
-        match f.set_len(0).and_then(|()| f.sync_data()) {
+        match std::fs::remove_file(taken) {
             Ok(()) => eprintln!(
                 "bashgate serve: {} kept audit record(s) sent to the store",
                 rows.len()
             ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => eprintln!(
-                "bashgate serve: cannot empty {} (its records are stored; sending them again is harmless): {e}",
-                self.unsent.display()
+                "bashgate serve: cannot remove {} (its records are stored; sending them again is harmless): {e}",
+                taken.display()
             ),
         }
         Ok(())
     }
 }
+
+/// Whether `f` is still the file at `path` (not renamed away since it was
+/// opened).
+fn still_named(f: &std::fs::File, path: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (f.metadata(), std::fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// What a taken unsent file's name adds to the unsent file's.
+const SENDING: &str = ".sending-";
 
 fn run(w: &Writer, rx: Receiver<Queued>) {
     loop {
@@ -220,7 +326,7 @@ fn run(w: &Writer, rx: Receiver<Queued>) {
             Ok(r) => r,
             Err(RecvTimeoutError::Timeout) => {
                 // Tried again at the next batch or retry.
-                let _ = w.send_unsent();
+                let _ = w.send_unsent(true);
                 continue;
             }
             Err(RecvTimeoutError::Disconnected) => return,
@@ -252,7 +358,6 @@ mod tests {
     use super::*;
     use bashgate::audit::Filter;
     use bashgate_store::sqlite::SqliteStore;
-    use std::sync::atomic::{AtomicBool, Ordering};
 
     /// A real SQLite store whose audit writes can be refused, as a
     /// PostgreSQL server that is down refuses them.
@@ -389,9 +494,8 @@ mod tests {
         for n in 0..3 {
             auditor.record_durably(record(n));
         }
-        // Durable while the store is down: in the synced local file.
-        let kept = std::fs::read_to_string(&unsent).unwrap();
-        assert_eq!(kept.lines().count(), 3, "{kept}");
+        // Durable while the store is down: in the synced local files.
+        assert_eq!(kept_lines(&unsent), 3);
         let all = Filter {
             limit: 100,
             ..Default::default()
@@ -403,7 +507,59 @@ mod tests {
         let mut commands: Vec<_> = rows.iter().filter_map(|r| r.command.clone()).collect();
         commands.sort();
         assert_eq!(commands, ["echo 0", "echo 1", "echo 2", "echo 3"]);
-        assert_eq!(std::fs::metadata(&unsent).unwrap().len(), 0);
+        assert_eq!(kept_lines(&unsent), 0);
+    }
+
+    /// The records left in the unsent file and in the files taken from it.
+    fn kept_lines(unsent: &std::path::Path) -> usize {
+        std::fs::read_dir(unsent.parent().unwrap())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("unsent"))
+            .map(|e| std::fs::read_to_string(e.path()).unwrap().lines().count())
+            .sum()
+    }
+
+    #[test]
+    fn keeping_a_record_does_not_wait_while_the_writer_sends_to_a_store_that_hangs() {
+        let (_t, store, unsent, auditor) = flaky_auditor(true, None);
+        auditor.record_durably(record(0));
+        assert_eq!(kept_lines(&unsent), 1);
+        // The next batch makes the writer send the kept record first, to a
+        // store that now holds it 3 s.
+        *store.hang.lock().unwrap() = Some(std::time::Duration::from_secs(3));
+        store.down.store(false, Ordering::SeqCst);
+        auditor.record(record(1));
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        // A request keeping its own record meanwhile is not held by it.
+        let started = std::time::Instant::now();
+        auditor
+            .writer
+            .keep(&[("kept-by-request".into(), record(2))])
+            .unwrap();
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(1),
+            "{:?}",
+            started.elapsed()
+        );
+        // Once the store answers, every record is stored once and nothing
+        // is left kept.
+        *store.hang.lock().unwrap() = None;
+        std::thread::sleep(std::time::Duration::from_secs(3));
+        auditor.record_durably(record(3));
+        let all = Filter {
+            limit: 100,
+            ..Default::default()
+        };
+        let mut commands: Vec<_> = store
+            .query_audit(&all)
+            .unwrap()
+            .iter()
+            .filter_map(|r| r.command.clone())
+            .collect();
+        commands.sort();
+        assert_eq!(commands, ["echo 0", "echo 1", "echo 2", "echo 3"]);
+        assert_eq!(kept_lines(&unsent), 0);
     }
 
     #[test]
