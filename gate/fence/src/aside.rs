@@ -257,11 +257,16 @@ pub fn keep(link: &KeptLink) -> Result<Kept, String> {
 /// Keeps the outermost of `paths`: moving a directory aside moves what is
 /// inside it.
 pub fn outermost(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    // Paths sort by component, so what is inside a path comes right after
+    // it: one pass keeps each path not inside the last one kept.
     paths.sort();
-    paths.dedup();
-    let all = paths.clone();
-    paths.retain(|p| !all.iter().any(|o| o != p && p.starts_with(o)));
-    paths
+    let mut kept: Vec<PathBuf> = Vec::with_capacity(paths.len());
+    for p in paths {
+        if !kept.last().is_some_and(|o| p.starts_with(o)) {
+            kept.push(p);
+        }
+    }
+    kept
 }
 
 /// Directories that became git repositories during the run: a `HEAD` that

@@ -115,11 +115,8 @@ pub fn resolve(protect: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
             }
         }
     }
-    present.sort();
-    present.dedup();
     // A path inside another protected one is covered by it.
-    let outer = present.clone();
-    present.retain(|p| !outer.iter().any(|o| o != p && p.starts_with(o)));
+    let present = super::aside::outermost(present);
     missing.sort();
     missing.dedup();
     (present, missing)
@@ -150,12 +147,12 @@ pub fn fence(present: &[PathBuf], unpinned: &[PathBuf]) -> Result<(), String> {
         .collect();
     ancestors.sort_by_key(|a| a.components().count());
     ancestors.dedup();
-    let mut seen = std::collections::HashSet::new();
-    for a in ancestors {
-        if !seen.insert(a.clone()) || present.contains(&a) {
+    let mut seen: std::collections::HashSet<&Path> = present.iter().map(PathBuf::as_path).collect();
+    for a in &ancestors {
+        if !seen.insert(a) {
             continue;
         }
-        mount(Some(&a), &a, None, libc::MS_BIND | libc::MS_REC)
+        mount(Some(a), a, None, libc::MS_BIND | libc::MS_REC)
             .map_err(|e| format!("cannot pin {} ({e})", a.display()))?;
     }
     for p in present.iter().chain(unpinned) {
