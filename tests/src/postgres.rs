@@ -125,21 +125,30 @@ pub struct PgServer {
     /// The authority that signed the server's certificate, when it
     /// serves TLS.
     pub ca: Option<PathBuf>,
+    /// Commits synced to disk, as a production server's are.
+    durable: bool,
 }
 
 impl PgServer {
     /// A new cluster, started.
     pub fn start() -> PgServer {
-        PgServer::start_with(false)
+        PgServer::start_with(false, false)
+    }
+
+    /// A new cluster, started, that syncs each commit to disk (fsync on,
+    /// the server's default): what a measurement compares with the SQLite
+    /// store, which syncs each commit too.
+    pub fn start_durable() -> PgServer {
+        PgServer::start_with(false, true)
     }
 
     /// A new cluster serving TLS with a certificate for 127.0.0.1 and
     /// localhost, signed by a throwaway authority (`ca`).
     pub fn start_tls() -> PgServer {
-        PgServer::start_with(true)
+        PgServer::start_with(true, false)
     }
 
-    fn start_with(tls: bool) -> PgServer {
+    fn start_with(tls: bool, durable: bool) -> PgServer {
         let bin = bin_dir();
         let dir = tempfile::Builder::new()
             .prefix("bashgate-pg-")
@@ -170,6 +179,7 @@ impl PgServer {
             port: free_port(),
             child: Mutex::new(None),
             ca,
+            durable,
         };
         s.resume();
         s
@@ -213,12 +223,13 @@ impl PgServer {
                 "listen_addresses=127.0.0.1",
                 "-c",
                 "max_connections=200",
-                // Tests lose nothing to a crash of the server with fsync
-                // off (the kernel keeps the writes); only the machine's
-                // crash would, which no test makes.
-                "-c",
-                "fsync=off",
             ]);
+        if !self.durable {
+            // Tests lose nothing to a crash of the server with fsync off
+            // (the kernel keeps the writes); only the machine's crash
+            // would, which no test makes.
+            cmd.args(["-c", "fsync=off"]);
+        }
         if self.ca.is_some() {
             let file = |name: &str| self.dir.path().join(name).display().to_string();
             cmd.args(["-c", "ssl=on", "-c"])
