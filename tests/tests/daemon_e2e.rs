@@ -920,6 +920,41 @@ fn the_daemon_answers_allow_confined_to_a_hook_that_can_fence() {
     }
 }
 
+/// A finished tool call's report is answered with the session's taint,
+/// whether it adds to it or not (the state read with the token answers a
+/// report that adds nothing; one that adds is answered after its change).
+#[test]
+fn a_tool_call_report_is_answered_with_the_sessions_taint() {
+    let d = Daemon::start(HOST, CONTAINER, Listen::Tcp);
+    let tok = d.session("reports");
+    let report = |body: Value| {
+        let r = http::json(&d.container(), "POST", "/v1/taint", Some(&tok), &body).unwrap();
+        assert_eq!(r.status, 200, "{r:?}");
+        r.body
+    };
+    let ls = json!({"tool_name": "Bash", "tool_input": {"command": "ls"}, "cwd": "/work"});
+    let clean = json!({"corruption": false, "secret": false});
+    let read_web = json!({"corruption": true, "secret": false});
+    let r = report(ls.clone());
+    assert_eq!((&r["taint"], &r["added"]), (&clean, &json!([])), "{r}");
+    // A report that adds: answered with the state it made.
+    let r = report(json!({"tool_name": "WebFetch", "tool_input": {"url": "https://example.com"}}));
+    assert_eq!(r["taint"], read_web, "{r}");
+    assert_eq!(r["added"][0]["flag"], "corruption", "{r}");
+    // One that adds nothing: answered with the state as stored.
+    let r = report(ls);
+    assert_eq!((&r["taint"], &r["added"]), (&read_web, &json!([])), "{r}");
+    let r = http::json(
+        &d.container(),
+        "GET",
+        "/v1/session",
+        Some(&tok),
+        &Value::Null,
+    )
+    .unwrap();
+    assert_eq!(r.body["taint"], read_web);
+}
+
 /// Issue 33: a container's report that a pending command ran is not the
 /// person's answer. Only `bashgate approve` on the host is.
 #[test]

@@ -171,7 +171,11 @@ fn program() -> Vec<Op> {
         Op::Load(arg_low(1)),
         Op::And(0xf),
         jeq(libc::SOCK_STREAM as u32, L(Label::Allow), Next),
-        jeq(libc::SOCK_SEQPACKET as u32, L(Label::Allow), L(Label::Refuse)),
+        jeq(
+            libc::SOCK_SEQPACKET as u32,
+            L(Label::Allow),
+            L(Label::Refuse),
+        ),
         // sendto(fd, buf, len, flags, addr, addrlen): no address.
         Op::Here(Label::SendTo),
         Op::Load(arg_low(4)),
@@ -444,12 +448,15 @@ mod tests {
         );
         let mut values: Vec<u64> = vec![0, 1, 2, 3, 5, 10, 16, 0xf, 0x10, 0x11, 0x12];
         values.extend((0..16).map(|t| 1u64 << 32 | t));
-        values.extend([
-            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
-            libc::SOCK_SEQPACKET | libc::SOCK_NONBLOCK,
-            libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
-            libc::SOCK_RAW,
-        ].map(|t| t as u64));
+        values.extend(
+            [
+                libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+                libc::SOCK_SEQPACKET | libc::SOCK_NONBLOCK,
+                libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
+                libc::SOCK_RAW,
+            ]
+            .map(|t| t as u64),
+        );
         values.extend([TIOCSTI, TIOCLINUX, TIOCSTI + 1, 0x5401].map(u64::from));
         values.extend([1u64 << 32 | u64::from(TIOCSTI), u64::from(TIOCSTI) << 32]);
         let clone_flags = [

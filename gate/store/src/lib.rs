@@ -358,7 +358,13 @@ impl DaemonSessions {
     /// Runs `f` (a decision for `session`) with the session's state as it
     /// was read with the request's token, so the decision does not read it
     /// again. Changes still go to the store, in a transaction of their own.
-    pub fn read_with<T>(session: &str, state: SessionState, f: impl FnOnce() -> T) -> T {
+    /// Returns what `f` returned and, when `f` changed nothing, the state it
+    /// ran with (still the session's state as of the read).
+    pub fn read_with<T>(
+        session: &str,
+        state: SessionState,
+        f: impl FnOnce() -> T,
+    ) -> (T, Option<SessionState>) {
         /// Forgets the state however `f` ends (a panic too): a later
         /// request on this thread must not decide with it.
         struct Forget;
@@ -369,7 +375,10 @@ impl DaemonSessions {
         }
         READ_WITH_TOKEN.set(Some((session.to_string(), state)));
         let _forget = Forget;
-        f()
+        let out = f();
+        // A change made during `f` took the state away (`update_with`).
+        let unchanged = READ_WITH_TOKEN.take().map(|(_, s)| s);
+        (out, unchanged)
     }
 }
 

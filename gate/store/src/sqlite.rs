@@ -387,8 +387,11 @@ mod tests {
         assert!(read.taint.corruption);
         // The decision reads what came with the token, not the store again.
         let handed = SessionState::default();
-        let got = crate::DaemonSessions::read_with("s", handed, || sessions.load("s").unwrap());
+        let (got, unchanged) =
+            crate::DaemonSessions::read_with("s", handed, || sessions.load("s").unwrap());
         assert!(!got.taint.corruption);
+        // Nothing changed: the state it decided with comes back.
+        assert!(unchanged.is_some_and(|s| !s.taint.corruption));
         // Afterwards, and after a panic inside, the store is read.
         assert!(sessions.load("s").unwrap().taint.corruption);
         let _ = std::panic::catch_unwind(|| {
@@ -396,12 +399,15 @@ mod tests {
         });
         assert!(sessions.load("s").unwrap().taint.corruption);
         // A change within the decision is made in the store and read back.
-        let after = crate::DaemonSessions::read_with("s", SessionState::default(), || {
-            sessions
-                .update_with("s", Box::new(|s: &mut SessionState| s.taint.secret = true))
-                .unwrap();
-            sessions.load("s").unwrap()
-        });
+        let (after, unchanged) =
+            crate::DaemonSessions::read_with("s", SessionState::default(), || {
+                sessions
+                    .update_with("s", Box::new(|s: &mut SessionState| s.taint.secret = true))
+                    .unwrap();
+                sessions.load("s").unwrap()
+            });
         assert!(after.taint.corruption && after.taint.secret);
+        // What was handed is no longer the state, and is not returned.
+        assert!(unchanged.is_none());
     }
 }

@@ -149,7 +149,9 @@ fn main() {
     };
     let dir = tempfile::tempdir().expect("tempdir");
     // Durable like the SQLite store it is compared with.
-    let pg = a.postgres.then(bashgate_tests::postgres::PgServer::start_durable);
+    let pg = a
+        .postgres
+        .then(bashgate_tests::postgres::PgServer::start_durable);
     let mut config_text = "[cop]\napi_key_env = \"BASHGATE_LOAD_NO_KEY\"\n".to_string();
     if let Some(pg) = &pg {
         config_text += &format!("[serve]\nstore = \"{}\"\n", pg.database());

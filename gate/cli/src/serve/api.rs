@@ -211,7 +211,7 @@ async fn check(
             input: &input,
             fence: &fence,
         };
-        let outcome = DaemonSessions::read_with(&session, state, || {
+        let (outcome, _) = DaemonSessions::read_with(&session, state, || {
             with_gate(&app, |g| g.decide_guarded(&call))
         });
         for w in &outcome.warnings {
@@ -304,7 +304,9 @@ async fn report_taint(
     ApiJson(body): ApiJson<TaintBody>,
 ) -> ApiResult {
     blocking(move || {
-        let session = authenticate(&app, &headers)?;
+        // The state comes with the token: a report that adds nothing is
+        // answered with it, in one statement.
+        let (session, read) = authenticate_with_state(&app, &headers)?;
         same_session(&session, body.session.as_deref())?;
         app.stats.taint_reports.fetch_add(1, Ordering::Relaxed);
         let _ = body.agent_session;
@@ -347,8 +349,16 @@ async fn report_taint(
                     input: &input,
                     fence: &FenceOffer::known(Fence::not_offered()),
                 };
-                with_gate(&app, |g| g.record(&call))
-                    .map_err(|e| ApiError::internal(e.to_string()))?
+                let (recorded, unchanged) = DaemonSessions::read_with(&session, read, || {
+                    with_gate(&app, |g| g.record(&call))
+                });
+                let added = recorded.map_err(|e| ApiError::internal(e.to_string()))?;
+                if let Some(state) = unchanged {
+                    return Ok(Json(
+                        json!({ "session": session, "taint": state.taint, "added": added }),
+                    ));
+                }
+                added
             }
             _ => {
                 return Err(ApiError::bad_request(
