@@ -196,22 +196,12 @@ impl Client {
     /// `$BIN_ENV`, else the copy `.ci/CLIENT-cli.sh` caches under
     /// `$HOME_ENV` (default `${XDG_CACHE_HOME:-~/.cache}/bashgate-CLIENT-cli`).
     fn cached(&self) -> PathBuf {
-        let bin = match std::env::var_os(self.bin_env) {
-            Some(b) => PathBuf::from(b),
-            None => std::env::var_os(self.home_env)
-                .map(PathBuf::from)
-                .unwrap_or_else(|| {
-                    std::env::var_os("XDG_CACHE_HOME")
-                        .map(PathBuf::from)
-                        .unwrap_or_else(|| {
-                            PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
-                                .join(".cache")
-                        })
-                        .join(format!("bashgate-{}-cli", self.key))
-                })
-                .join("node_modules/.bin")
-                .join(self.key),
-        };
+        let bin = crate::claude_code::cached_install(
+            self.bin_env,
+            self.home_env,
+            &format!("bashgate-{}-cli", self.key),
+            &format!("node_modules/.bin/{}", self.key),
+        );
         assert!(
             bin.exists(),
             "the {} is not at {}: run .ci/{}-cli.sh (it installs {} and runs these tests) or set {}",

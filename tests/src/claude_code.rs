@@ -58,23 +58,12 @@ pub fn harness_dir() -> PathBuf {
 /// `${XDG_CACHE_HOME:-~/.cache}/bashgate-claude-code`).
 /// Missing, it panics: these tests never skip.
 pub fn claude_bin() -> PathBuf {
-    let bin = match std::env::var_os("CLAUDE_BIN") {
-        Some(b) => PathBuf::from(b),
-        None => {
-            let home = std::env::var_os("BASHGATE_CLAUDE_HOME")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| {
-                    std::env::var_os("XDG_CACHE_HOME")
-                        .map(PathBuf::from)
-                        .unwrap_or_else(|| {
-                            PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
-                                .join(".cache")
-                        })
-                        .join(DEFAULT_INSTALL)
-                });
-            home.join(BIN_IN_INSTALL)
-        }
-    };
+    let bin = cached_install(
+        "CLAUDE_BIN",
+        "BASHGATE_CLAUDE_HOME",
+        DEFAULT_INSTALL,
+        BIN_IN_INSTALL,
+    );
     assert!(
         bin.is_file(),
         "the Claude Code CLI is not at {}: run .ci/claude-code.sh (it installs \
@@ -82,6 +71,31 @@ pub fn claude_bin() -> PathBuf {
         bin.display()
     );
     bin
+}
+
+/// Where a client's CLI is: `$bin_env`, else `in_install` inside the
+/// directory its `.ci` script installs it in: `$home_env`, default
+/// `${XDG_CACHE_HOME:-~/.cache}/default_dir`.
+pub fn cached_install(
+    bin_env: &str,
+    home_env: &str,
+    default_dir: &str,
+    in_install: &str,
+) -> PathBuf {
+    if let Some(b) = std::env::var_os(bin_env) {
+        return PathBuf::from(b);
+    }
+    let install = std::env::var_os(home_env)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            std::env::var_os("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| {
+                    PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache")
+                })
+                .join(default_dir)
+        });
+    install.join(in_install)
 }
 
 /// One step of the scripted model: a tool call.

@@ -46,6 +46,16 @@ const fn arg_high(n: u32) -> u32 {
 const AUDIT_ARCH: u32 = 62 | 0x8000_0000 | 0x4000_0000;
 #[cfg(target_arch = "aarch64")]
 const AUDIT_ARCH: u32 = 183 | 0x8000_0000 | 0x4000_0000;
+#[cfg(target_arch = "riscv64")]
+const AUDIT_ARCH: u32 = 243 | 0x8000_0000 | 0x4000_0000;
+#[cfg(not(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "riscv64"
+)))]
+compile_error!(
+    "the seccomp program knows the architecture tags of x86_64, aarch64 and riscv64 only"
+);
 
 /// x32 system calls are x86_64's numbers with this bit set.
 const X32_BIT: u32 = 0x4000_0000;
@@ -343,6 +353,8 @@ mod tests {
         }
         let arch = if cfg!(target_arch = "aarch64") {
             seccompiler::TargetArch::aarch64
+        } else if cfg!(target_arch = "riscv64") {
+            seccompiler::TargetArch::riscv64
         } else {
             seccompiler::TargetArch::x86_64
         };
