@@ -145,6 +145,18 @@ impl Daemon {
         Addr::parse(&self.url)
     }
 
+    /// `GET /v1/session` on the container API with `token`.
+    pub fn whoami(&self, token: &str) -> Reply {
+        http::json(
+            &self.container(),
+            "GET",
+            "/v1/session",
+            Some(token),
+            &Value::Null,
+        )
+        .unwrap()
+    }
+
     pub fn admin_addr(&self) -> Addr {
         Addr::Unix(self.admin_socket.clone())
     }

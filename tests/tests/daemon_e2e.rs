@@ -208,7 +208,7 @@ fn a_token_reaches_only_its_own_session() {
     .unwrap();
     assert_eq!(r.status, 200, "{r:?}");
     assert_eq!(r.body["session"], "alice");
-    let r = http::json(&api, "GET", "/v1/session", Some(&a_tok), &Value::Null).unwrap();
+    let r = d.whoami(&a_tok);
     assert_eq!(
         r.body["taint"],
         json!({"corruption": true, "secret": false})
@@ -518,14 +518,7 @@ fn a_deleted_session_loses_its_token_and_its_pending_approvals() {
     // is gone, if it asks again after the deletion): never allow.
     let a = hook.finish();
     assert_eq!(a.decision(), "deny", "{a:?}");
-    let r = http::json(
-        &d.container(),
-        "GET",
-        "/v1/session",
-        Some(&tok),
-        &Value::Null,
-    )
-    .unwrap();
+    let r = d.whoami(&tok);
     assert_eq!(r.status, 401, "{r:?}");
     let out = d.cli(&["session", "delete", "gone"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("no session"));
@@ -944,14 +937,7 @@ fn a_tool_call_report_is_answered_with_the_sessions_taint() {
     // One that adds nothing: answered with the state as stored.
     let r = report(ls);
     assert_eq!((&r["taint"], &r["added"]), (&read_web, &json!([])), "{r}");
-    let r = http::json(
-        &d.container(),
-        "GET",
-        "/v1/session",
-        Some(&tok),
-        &Value::Null,
-    )
-    .unwrap();
+    let r = d.whoami(&tok);
     assert_eq!(r.body["taint"], read_web);
 }
 

@@ -64,13 +64,26 @@ const TIOCSTI: u32 = 0x5412;
 const TIOCLINUX: u32 = 0x541C;
 
 /// Every namespace flag `clone` can carry.
-const NAMESPACES: u32 = (libc::CLONE_NEWNS
-    | libc::CLONE_NEWCGROUP
-    | libc::CLONE_NEWUTS
-    | libc::CLONE_NEWIPC
-    | libc::CLONE_NEWUSER
-    | libc::CLONE_NEWPID
-    | libc::CLONE_NEWNET) as u32;
+const NAMESPACE_FLAGS: [libc::c_int; 7] = [
+    libc::CLONE_NEWNS,
+    libc::CLONE_NEWCGROUP,
+    libc::CLONE_NEWUTS,
+    libc::CLONE_NEWIPC,
+    libc::CLONE_NEWUSER,
+    libc::CLONE_NEWPID,
+    libc::CLONE_NEWNET,
+];
+
+/// The same, as one mask.
+const NAMESPACES: u32 = {
+    let mut mask = 0;
+    let mut i = 0;
+    while i < NAMESPACE_FLAGS.len() {
+        mask |= NAMESPACE_FLAGS[i] as u32;
+        i += 1;
+    }
+    mask
+};
 
 /// The calls refused whatever their arguments.
 const REFUSED: &[libc::c_long] = &[
@@ -332,18 +345,9 @@ mod tests {
                 rule(vec![cond(1, Len::Dword, Op::Eq, TIOCLINUX as u64)]),
             ],
         );
-        let flags = [
-            libc::CLONE_NEWNS,
-            libc::CLONE_NEWCGROUP,
-            libc::CLONE_NEWUTS,
-            libc::CLONE_NEWIPC,
-            libc::CLONE_NEWUSER,
-            libc::CLONE_NEWPID,
-            libc::CLONE_NEWNET,
-        ];
         rules.insert(
             libc::SYS_clone,
-            flags
+            NAMESPACE_FLAGS
                 .iter()
                 .map(|&f| rule(vec![cond(0, Len::Qword, Op::MaskedEq(f as u64), f as u64)]))
                 .collect(),
@@ -471,18 +475,11 @@ mod tests {
         );
         values.extend([TIOCSTI, TIOCLINUX, TIOCSTI + 1, 0x5401].map(u64::from));
         values.extend([1u64 << 32 | u64::from(TIOCSTI), u64::from(TIOCSTI) << 32]);
-        let clone_flags = [
-            libc::CLONE_NEWNS,
-            libc::CLONE_NEWCGROUP,
-            libc::CLONE_NEWUTS,
-            libc::CLONE_NEWIPC,
-            libc::CLONE_NEWUSER,
-            libc::CLONE_NEWPID,
-            libc::CLONE_NEWNET,
+        let clone_flags = NAMESPACE_FLAGS.into_iter().chain([
             libc::CLONE_VM | libc::CLONE_FS | libc::CLONE_FILES | libc::SIGCHLD,
             libc::CLONE_THREAD | libc::CLONE_SIGHAND | libc::CLONE_VM,
             libc::CLONE_NEWUSER | libc::CLONE_VM,
-        ];
+        ]);
         values.extend(clone_flags.map(|f| f as u32 as u64));
         values.extend([u64::MAX, 1 << 32, 0xffff_ffff]);
         let other_arch = 0x4000_0003; // i386

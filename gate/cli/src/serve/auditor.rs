@@ -503,11 +503,27 @@ mod tests {
         assert!(store.query_audit(&all).unwrap().is_empty());
         store.down.store(false, Ordering::SeqCst);
         auditor.record_durably(record(3));
-        let rows = store.query_audit(&all).unwrap();
-        let mut commands: Vec<_> = rows.iter().filter_map(|r| r.command.clone()).collect();
-        commands.sort();
-        assert_eq!(commands, ["echo 0", "echo 1", "echo 2", "echo 3"]);
+        assert_eq!(
+            stored_commands(&store),
+            ["echo 0", "echo 1", "echo 2", "echo 3"]
+        );
         assert_eq!(kept_lines(&unsent), 0);
+    }
+
+    /// The commands of every row the store holds, sorted.
+    fn stored_commands(store: &Flaky) -> Vec<String> {
+        let all = Filter {
+            limit: 100,
+            ..Default::default()
+        };
+        let mut commands: Vec<_> = store
+            .query_audit(&all)
+            .unwrap()
+            .iter()
+            .filter_map(|r| r.command.clone())
+            .collect();
+        commands.sort();
+        commands
     }
 
     /// The records left in the unsent file and in the files taken from it.
@@ -547,18 +563,10 @@ mod tests {
         *store.hang.lock().unwrap() = None;
         std::thread::sleep(std::time::Duration::from_secs(3));
         auditor.record_durably(record(3));
-        let all = Filter {
-            limit: 100,
-            ..Default::default()
-        };
-        let mut commands: Vec<_> = store
-            .query_audit(&all)
-            .unwrap()
-            .iter()
-            .filter_map(|r| r.command.clone())
-            .collect();
-        commands.sort();
-        assert_eq!(commands, ["echo 0", "echo 1", "echo 2", "echo 3"]);
+        assert_eq!(
+            stored_commands(&store),
+            ["echo 0", "echo 1", "echo 2", "echo 3"]
+        );
         assert_eq!(kept_lines(&unsent), 0);
     }
 
@@ -582,17 +590,6 @@ mod tests {
         *store.hang.lock().unwrap() = None;
         std::thread::sleep(std::time::Duration::from_secs(6));
         auditor.record_durably(record(1));
-        let all = Filter {
-            limit: 100,
-            ..Default::default()
-        };
-        let mut commands: Vec<_> = store
-            .query_audit(&all)
-            .unwrap()
-            .iter()
-            .filter_map(|r| r.command.clone())
-            .collect();
-        commands.sort();
-        assert_eq!(commands, ["echo 0", "echo 1"]);
+        assert_eq!(stored_commands(&store), ["echo 0", "echo 1"]);
     }
 }
